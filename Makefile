@@ -1,0 +1,48 @@
+# Reedchess — two commands set up a fresh machine:
+#   make sim    creates .venv, installs, starts the simulator
+#   make test   creates .venv, installs, runs every test (CPython and the MicroPython unix port)
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-stamp
+JOBS   ?= 2
+
+.PHONY: all venv test test-fast sim sim-web bench perft-speed flash lint clean help
+
+all: test
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## test: every test, CPython and MicroPython (pytest's exit 5, "no tests ran", is a failure)
+test: $(STAMP)
+	@$(PY) -m pytest -n $(JOBS) -q tests; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
+
+## test-fast: skip tests marked slow
+test-fast: $(STAMP)
+	$(PY) -m pytest -n $(JOBS) -q -m "not slow" tests
+
+## sim: the desktop simulator in this terminal (ARGS=--web for the browser page)
+sim: $(STAMP)
+	$(PY) -m host_sim $(ARGS)
+
+sim-web: $(STAMP)
+	$(PY) -m host_sim --web $(ARGS)
+
+## bench: engine benchmarks (by hand; results go to docs/benchmarks.md)
+bench: $(STAMP)
+	$(PY) bench/perft_speed.py
+
+perft-speed: bench
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .hypothesis
+
+help:
+	@grep -E '^## ' Makefile | sed 's/^## //'

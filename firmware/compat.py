@@ -1,0 +1,52 @@
+"""The one place that hides CPython/MicroPython differences.
+
+Everything else in firmware/ imports `const`, the tick functions and the heap lock from here
+and never branches on the interpreter itself.
+
+- `const(x)`: on MicroPython the compiler folds `NAME = const(x)` into the bytecode (a
+  `_NAME` costs no RAM at all); on CPython it is the identity.
+- `ticks_ms()`, `ticks_diff(a, b)`, `ticks_add(t, delta)`: millisecond ticks that wrap at
+  2^30 like MicroPython's, so arithmetic stays in small ints on 32-bit boards.
+- `heap_lock()` / `heap_unlock()`: on MicroPython any allocation while locked raises
+  MemoryError (that is how tests prove a hot path allocates nothing); no-ops on CPython.
+- `IS_MICROPYTHON`: for tests and diagnostics only, never for logic.
+"""
+import sys
+
+IS_MICROPYTHON = sys.implementation.name == "micropython"
+
+try:
+    from micropython import const  # noqa: F401  (the compiler folds const() by name)
+    import micropython as _mp
+
+    heap_lock = _mp.heap_lock
+    heap_unlock = _mp.heap_unlock
+except ImportError:  # CPython
+
+    def const(value):
+        return value
+
+    def heap_lock():
+        return None
+
+    def heap_unlock():
+        return 0
+
+
+try:
+    from time import ticks_ms, ticks_diff, ticks_add  # MicroPython
+except ImportError:  # CPython: emulate MicroPython's wrapping 30-bit ticks
+    import time as _time
+
+    _TICKS_PERIOD = 1 << 30
+    _TICKS_MAX = _TICKS_PERIOD - 1
+    _TICKS_HALF = _TICKS_PERIOD // 2
+
+    def ticks_ms():
+        return int(_time.monotonic() * 1000) & _TICKS_MAX
+
+    def ticks_add(ticks, delta):
+        return (ticks + delta) & _TICKS_MAX
+
+    def ticks_diff(end, start):
+        return ((end - start + _TICKS_HALF) & _TICKS_MAX) - _TICKS_HALF

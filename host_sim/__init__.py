@@ -1,0 +1,1 @@
+"""Desktop simulator: fake pins, simulated clock, text and web UIs, log replay."""

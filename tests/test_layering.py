@@ -1,0 +1,86 @@
+"""Keeps the borders of ../shared/design/ARCHITECTURE.md honest by scanning imports.
+
+- firmware/engine/ imports nothing from firmware/ but engine/ and compat.
+- firmware/io/ imports nothing of chess (engine, controller, uci) and never `machine`.
+- only boards/ may import machine, neopixel, rp2, board, digitalio, busio (hardware modules).
+- nothing in firmware/ imports typing, dataclasses, enum or functools at runtime.
+"""
+import ast
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HARDWARE = {"machine", "neopixel", "rp2", "esp32", "board", "digitalio", "busio", "pwmio", "adafruit_blinka"}
+CPYTHON_ONLY = {"typing", "dataclasses", "enum", "functools", "abc"}
+
+
+def _imports(path):
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative import: resolve against the file's package
+                pkg = os.path.relpath(os.path.dirname(path), ROOT).replace(os.sep, ".").split(".")
+                base = pkg[: len(pkg) - (node.level - 1)]
+                yield ".".join(base + ([node.module] if node.module else []))
+            else:
+                yield node.module
+
+
+def _files(folder):
+    for dirpath, _, names in os.walk(os.path.join(ROOT, folder)):
+        for name in names:
+            if name.endswith(".py"):
+                yield os.path.join(dirpath, name)
+
+
+def test_engine_imports_only_engine_and_compat():
+    bad = []
+    for path in _files("firmware/engine"):
+        for mod in _imports(path):
+            if mod.startswith("firmware") and not (mod.startswith("firmware.engine") or mod == "firmware.compat"):
+                bad.append((path, mod))
+            if mod.split(".")[0] in HARDWARE:
+                bad.append((path, mod))
+    assert not bad, bad
+
+
+def test_io_knows_no_chess_and_no_machine():
+    bad = []
+    for path in _files("firmware/io"):
+        for mod in _imports(path):
+            if mod.startswith(("firmware.engine", "firmware.controller", "firmware.uci", "firmware.app")):
+                bad.append((path, mod))
+            if mod.split(".")[0] in HARDWARE:
+                bad.append((path, mod))
+    assert not bad, bad
+
+
+def test_only_boards_import_hardware_modules():
+    bad = []
+    for folder in ("firmware", "host_sim"):
+        for path in _files(folder):
+            for mod in _imports(path):
+                if mod.split(".")[0] in HARDWARE:
+                    bad.append((path, mod))
+    assert not bad, bad
+
+
+def test_firmware_avoids_cpython_only_modules():
+    bad = []
+    for path in _files("firmware"):
+        for mod in _imports(path):
+            if mod.split(".")[0] in CPYTHON_ONLY:
+                bad.append((path, mod))
+    assert not bad, bad
+
+
+def test_firmware_never_imports_host_code():
+    bad = []
+    for path in _files("firmware"):
+        for mod in _imports(path):
+            if mod.split(".")[0] in ("host_sim", "tests", "bench", "tools", "chess"):
+                bad.append((path, mod))
+    assert not bad, bad
