@@ -15,13 +15,10 @@ import sys
 
 IS_MICROPYTHON = sys.implementation.name == "micropython"
 
-try:
+if IS_MICROPYTHON:
     from micropython import const  # noqa: F401  (the compiler folds const() by name)
-    import micropython as _mp
-
-    heap_lock = _mp.heap_lock
-    heap_unlock = _mp.heap_unlock
-except ImportError:  # CPython
+    from micropython import heap_lock, heap_unlock  # noqa: F401
+else:  # CPython (a `micropython` stub module may be installed there: do not import it)
 
     def const(value):
         return value
@@ -33,9 +30,9 @@ except ImportError:  # CPython
         return 0
 
 
-try:
-    from time import ticks_ms, ticks_diff, ticks_add  # MicroPython
-except ImportError:  # CPython: emulate MicroPython's wrapping 30-bit ticks
+if IS_MICROPYTHON:
+    from time import ticks_ms, ticks_diff, ticks_add  # noqa: F401
+else:  # CPython: emulate MicroPython's wrapping 30-bit ticks
     import time as _time
 
     _TICKS_PERIOD = 1 << 30

@@ -1,0 +1,110 @@
+"""Pieces, colours, squares and the move encoding: the engine's vocabulary.
+
+Squares are 0x88 indices: `sq = rank * 16 + file`, a1 = 0, h1 = 7, a8 = 112, h8 = 119; a
+square is off the board exactly when `sq & 0x88`. `sq64 = rank * 8 + file` is the compact
+form used by the io layer's cells and by tables that want 64 entries.
+
+A piece is one byte: `colour | kind`, with WHITE = 0, BLACK = 8 and kinds PAWN..KING = 1..6;
+EMPTY = 0. So `piece & 8` is its colour and `piece & 7` its kind.
+
+A move is one small int (< 2^20, never a heap object on a 32-bit board):
+
+    bits 0-6   from square (0x88)
+    bits 7-13  to square (0x88)
+    bits 14-16 promotion kind (0, or KNIGHT..QUEEN)
+    bits 17-18 special: 0 normal, 1 double pawn push, 2 en passant, 3 castling
+
+NO_MOVE = 0 can never be a real move (from == to).
+"""
+from firmware.compat import const
+
+WHITE = const(0)
+BLACK = const(8)
+
+EMPTY = const(0)
+PAWN = const(1)
+KNIGHT = const(2)
+BISHOP = const(3)
+ROOK = const(4)
+QUEEN = const(5)
+KING = const(6)
+
+# Castling-right bits.
+CASTLE_WK = const(1)
+CASTLE_WQ = const(2)
+CASTLE_BK = const(4)
+CASTLE_BQ = const(8)
+
+# Move special kinds (bits 17-18).
+MOVE_NORMAL = const(0)
+MOVE_DOUBLE = const(1)
+MOVE_EN_PASSANT = const(2)
+MOVE_CASTLE = const(3)
+NO_MOVE = const(0)
+
+PIECE_LETTERS = ".PNBRQK..pnbrqk"  # index by piece code
+KIND_LETTERS = ".pnbrqk"
+FILE_NAMES = "abcdefgh"
+RANK_NAMES = "12345678"
+
+# The 64 on-board 0x88 squares in a1..h8 order (rank by rank).
+SQUARES = tuple(r * 16 + f for r in range(8) for f in range(8))
+
+KNIGHT_STEPS = (33, 31, 18, 14, -14, -18, -31, -33)
+KING_STEPS = (17, 16, 15, 1, -1, -15, -16, -17)
+BISHOP_STEPS = (17, 15, -15, -17)
+ROOK_STEPS = (16, 1, -1, -16)
+
+
+def make_move(from_sq, to_sq, promotion=0, special=0):
+    return from_sq | to_sq << 7 | promotion << 14 | special << 17
+
+
+def move_from(move):
+    return move & 127
+
+
+def move_to(move):
+    return (move >> 7) & 127
+
+
+def move_promotion(move):
+    return (move >> 14) & 7
+
+
+def move_special(move):
+    return move >> 17
+
+
+def square_file(sq):
+    return sq & 7
+
+
+def square_rank(sq):
+    return sq >> 4
+
+
+def square(file, rank):
+    return rank * 16 + file
+
+
+def to_sq64(sq):
+    return (sq >> 4) * 8 + (sq & 7)
+
+
+def from_sq64(sq64):
+    return (sq64 >> 3) * 16 + (sq64 & 7)
+
+
+def square_name(sq):
+    """0x88 square -> 'e4'. Raises ValueError for an off-board index."""
+    if sq < 0 or sq > 119 or sq & 0x88:
+        raise ValueError("not a board square: %r" % (sq,))
+    return FILE_NAMES[sq & 7] + RANK_NAMES[sq >> 4]
+
+
+def parse_square(name):
+    """'e4' -> 0x88 square. Raises ValueError naming the bad text."""
+    if not isinstance(name, str) or len(name) != 2 or name[0] not in FILE_NAMES or name[1] not in RANK_NAMES:
+        raise ValueError("not a square name: %r" % (name,))
+    return RANK_NAMES.index(name[1]) * 16 + FILE_NAMES.index(name[0])

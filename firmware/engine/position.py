@@ -1,0 +1,637 @@
+"""The position: a 0x88 board with make/unmake, move generation and attack detection.
+
+Everything a search touches per node lives here and allocates nothing:
+- `board` is a bytearray(128) of piece codes (see constants.py);
+- move lists are caller-owned `array("i")` buffers: `end = pos.gen_moves(moves, start)`;
+- `make(move)` pushes the irreversible state onto preallocated history arrays and `unmake()`
+  pops it, restoring board, hash halves, clocks, rights and the incremental scores exactly;
+- the hash is two 30-bit halves (`hash_lo`, `hash_hi`), see zobrist.py;
+- `score_mg` / `score_eg` are the incremental material + piece-square sums (White's view),
+  read from `PST_MG` / `PST_EG` (filled with plain material values until the evaluation
+  installs its tables with `set_piece_square_tables`).
+
+Generation is pseudo-legal; `make_legal(move, in_check)` makes a move and reports whether it
+left the mover's king safe, skipping the attack test when the move cannot expose the king
+(the common case, and worth it: the test is the most expensive step of a node on the chip).
+
+History capacity bounds the game length plus search depth (`capacity`, default 640 plies);
+`make` raises PositionFullError past it rather than corrupting memory.
+"""
+from array import array
+
+from firmware.compat import const
+from firmware.engine import zobrist
+from firmware.engine.constants import (
+    BISHOP_STEPS,
+    KING_STEPS,
+    KNIGHT_STEPS,
+    ROOK_STEPS,
+    SQUARES,
+)
+
+_WHITE = const(0)
+_BLACK = const(8)
+_PAWN = const(1)
+_KNIGHT = const(2)
+_BISHOP = const(3)
+_ROOK = const(4)
+_QUEEN = const(5)
+_KING = const(6)
+_DOUBLE = const(1)
+_EP = const(2)
+_CASTLE = const(3)
+
+DEFAULT_CAPACITY = const(640)
+MATERIAL = (0, 100, 320, 330, 500, 900, 0)
+
+# Castling rights kept when a move touches a square (king and rook home squares clear rights).
+_CASTLE_KEEP = bytearray(b"\x0f" * 128)
+_CASTLE_KEEP[0] = 0x0F & ~2  # a1: white queen-side
+_CASTLE_KEEP[7] = 0x0F & ~1  # h1: white king-side
+_CASTLE_KEEP[4] = 0x0F & ~3  # e1: both white rights
+_CASTLE_KEEP[112] = 0x0F & ~8  # a8
+_CASTLE_KEEP[119] = 0x0F & ~4  # h8
+_CASTLE_KEEP[116] = 0x0F & ~12  # e8
+
+# _ALIGNED[to - from + 119] is 1 when two squares share a rank, file or diagonal: a move whose
+# from-square is not aligned with its own king cannot uncover a check (used by make_legal).
+_ALIGNED = bytearray(239)
+for _step in KING_STEPS:
+    for _n in range(1, 8):
+        _ALIGNED[_step * _n + 119] = 1
+
+# Incremental score tables, indexed `piece << 7 | sq`; Black's entries are negated, so one
+# addition per change keeps White's point of view without branches.
+PST_MG = array("h", bytes(2 * 16 * 128))
+PST_EG = array("h", bytes(2 * 16 * 128))
+
+
+def set_piece_square_tables(mg_by_kind, eg_by_kind):
+    """Install piece-square tables: `mg_by_kind[kind]` is a 64-entry sequence (a1..h8, White's
+    view, material included). Black's entries are mirrored and negated here. Positions made
+    afterwards (or re-set with `set_fen`) score with them."""
+    for kind in range(1, 7):
+        for sq64 in range(64):
+            rank, file = sq64 >> 3, sq64 & 7
+            sq = rank * 16 + file
+            mirrored = (7 - rank) * 16 + file
+            PST_MG[kind << 7 | sq] = mg_by_kind[kind][sq64]
+            PST_EG[kind << 7 | sq] = eg_by_kind[kind][sq64]
+            PST_MG[(kind | 8) << 7 | mirrored] = -mg_by_kind[kind][sq64]
+            PST_EG[(kind | 8) << 7 | mirrored] = -eg_by_kind[kind][sq64]
+
+
+def _material_tables():
+    return [[MATERIAL[kind]] * 64 for kind in range(7)]
+
+
+set_piece_square_tables(_material_tables(), _material_tables())
+
+
+class PositionFullError(ValueError):
+    """More plies were made than the history arrays hold."""
+
+
+class Position:
+    """A chess position with make/unmake. Start with `Position()` (the initial position) or
+    `Position(fen)`; see fen.py for parsing and validation."""
+
+    def __init__(self, fen=None, capacity=DEFAULT_CAPACITY):
+        zobrist.init()
+        self.board = bytearray(128)
+        self.counts = bytearray(16)  # number of each piece code on the board
+        self.kings = bytearray(9)  # kings[colour] = 0x88 king square (colour 0 or 8)
+        self.stm = _WHITE
+        self.castling = 0
+        self.ep = 0  # en-passant target square, 0 = none (a1 can never be one)
+        self.halfmove = 0
+        self.fullmove = 1
+        self.hash_lo = 0
+        self.hash_hi = 0
+        self.score_mg = 0
+        self.score_eg = 0
+        self.capacity = capacity
+        self.ply = 0  # plies made since the last set_fen (index into the history arrays)
+        self.hist_move = array("i", bytes(4 * capacity))
+        self.hist_captured = bytearray(capacity)
+        self.hist_castling = bytearray(capacity)
+        self.hist_ep = bytearray(capacity)
+        self.hist_halfmove = array("H", bytes(2 * capacity))
+        self.hist_lo = array("i", bytes(4 * capacity))
+        self.hist_hi = array("i", bytes(4 * capacity))
+        # Hashes of positions before set_fen that count for repetition (e.g. a game resumed
+        # from the journal keeps its history here); (lo, hi) pairs, newest last.
+        self.prior_lo = array("i")
+        self.prior_hi = array("i")
+        from firmware.engine import fen as _fen
+
+        _fen.set_fen(self, fen if fen is not None else _fen.START_FEN)
+
+    # ---- setting up -------------------------------------------------------------------
+    def clear(self):
+        """Empty board, White to move, no rights; history and prior hashes cleared."""
+        b = self.board
+        for i in range(128):
+            b[i] = 0
+        for i in range(16):
+            self.counts[i] = 0
+        self.kings[0] = self.kings[8] = 0
+        self.stm = _WHITE
+        self.castling = 0
+        self.ep = 0
+        self.halfmove = 0
+        self.fullmove = 1
+        self.ply = 0
+        self.prior_lo = array("i")
+        self.prior_hi = array("i")
+        self.rehash()
+
+    def put(self, sq, piece):
+        """Place `piece` (0 to empty) on `sq` during set-up; call rehash() when done."""
+        old = self.board[sq]
+        if old:
+            self.counts[old] -= 1
+        self.board[sq] = piece
+        if piece:
+            self.counts[piece] += 1
+            if piece & 7 == _KING:
+                self.kings[piece & 8] = sq
+
+    def rehash(self):
+        """Recompute hash halves and incremental scores from scratch."""
+        lo = hi = mg = eg = 0
+        b = self.board
+        for sq in SQUARES:
+            p = b[sq]
+            if p:
+                i = p << 7 | sq
+                lo ^= zobrist.PIECE_LO[i]
+                hi ^= zobrist.PIECE_HI[i]
+                mg += PST_MG[i]
+                eg += PST_EG[i]
+        lo ^= zobrist.CASTLE_LO[self.castling]
+        hi ^= zobrist.CASTLE_HI[self.castling]
+        if self.ep:
+            lo ^= zobrist.EP_LO[self.ep & 7]
+            hi ^= zobrist.EP_HI[self.ep & 7]
+        if self.stm:
+            lo ^= zobrist.SIDE_LO[0]
+            hi ^= zobrist.SIDE_HI[0]
+        self.hash_lo = lo
+        self.hash_hi = hi
+        self.score_mg = mg
+        self.score_eg = eg
+
+    def copy(self):
+        """A new Position with the same board, state and repetition history (allocates)."""
+        from firmware.engine import fen as _fen
+
+        other = Position(_fen.fen(self), self.capacity)
+        lo, hi = self.history_hashes()
+        other.prior_lo = array("i", lo)
+        other.prior_hi = array("i", hi)
+        return other
+
+    def history_hashes(self):
+        """(lo list, hi list) of every earlier position that counts for repetition, oldest
+        first: the prior hashes and the positions before each made ply (allocates)."""
+        lo = list(self.prior_lo) + [self.hist_lo[i] for i in range(self.ply)]
+        hi = list(self.prior_hi) + [self.hist_hi[i] for i in range(self.ply)]
+        return lo, hi
+
+    # ---- attacks ----------------------------------------------------------------------
+    def attacked(self, sq, by):
+        """True when side `by` (WHITE 0 or BLACK 8) attacks 0x88 square `sq`."""
+        b = self.board
+        if by == _WHITE:  # a white pawn on sq-15 or sq-17 attacks sq
+            s = sq - 15
+            if not s & 0x88 and b[s] == _PAWN:
+                return True
+            s = sq - 17
+            if not s & 0x88 and b[s] == _PAWN:
+                return True
+        else:
+            s = sq + 15
+            if not s & 0x88 and b[s] == 9:
+                return True
+            s = sq + 17
+            if not s & 0x88 and b[s] == 9:
+                return True
+        knight = by | _KNIGHT
+        for d in KNIGHT_STEPS:
+            s = sq + d
+            if not s & 0x88 and b[s] == knight:
+                return True
+        king = by | _KING
+        for d in KING_STEPS:
+            s = sq + d
+            if not s & 0x88 and b[s] == king:
+                return True
+        rook = by | _ROOK
+        queen = by | _QUEEN
+        for d in ROOK_STEPS:
+            s = sq + d
+            while not s & 0x88:
+                p = b[s]
+                if p:
+                    if p == rook or p == queen:
+                        return True
+                    break
+                s += d
+        bishop = by | _BISHOP
+        for d in BISHOP_STEPS:
+            s = sq + d
+            while not s & 0x88:
+                p = b[s]
+                if p:
+                    if p == bishop or p == queen:
+                        return True
+                    break
+                s += d
+        return False
+
+    def in_check(self):
+        """True when the side to move is in check."""
+        return self.attacked(self.kings[self.stm], self.stm ^ 8)
+
+    # ---- move generation ----------------------------------------------------------------
+    def gen_moves(self, moves, start):
+        """Write every pseudo-legal move of the side to move into `moves[start:]`; return the
+        end index. `moves` is caller-owned (array("i")) and must have room for 218 moves."""
+        b = self.board
+        stm = self.stm
+        them = stm ^ 8
+        n = start
+        for sq in SQUARES:
+            p = b[sq]
+            if not p or p & 8 != stm:
+                continue
+            kind = p & 7
+            if kind == _PAWN:
+                n = self._gen_pawn(sq, moves, n, False)
+            elif kind == _KNIGHT or kind == _KING:
+                steps = KNIGHT_STEPS if kind == _KNIGHT else KING_STEPS
+                for d in steps:
+                    to = sq + d
+                    if to & 0x88:
+                        continue
+                    q = b[to]
+                    if not q or q & 8 == them:
+                        moves[n] = sq | to << 7
+                        n += 1
+            else:
+                if kind == _BISHOP:
+                    steps = BISHOP_STEPS
+                elif kind == _ROOK:
+                    steps = ROOK_STEPS
+                else:
+                    steps = KING_STEPS
+                for d in steps:
+                    to = sq + d
+                    while not to & 0x88:
+                        q = b[to]
+                        if q:
+                            if q & 8 == them:
+                                moves[n] = sq | to << 7
+                                n += 1
+                            break
+                        moves[n] = sq | to << 7
+                        n += 1
+                        to += d
+        return self._gen_castling(moves, n)
+
+    def gen_captures(self, moves, start):
+        """Like gen_moves, but only captures (en passant included) and promotions: the moves a
+        quiescence search looks at. Kept separate from gen_moves so neither hot loop tests a
+        mode flag per target square."""
+        b = self.board
+        stm = self.stm
+        them = stm ^ 8
+        n = start
+        for sq in SQUARES:
+            p = b[sq]
+            if not p or p & 8 != stm:
+                continue
+            kind = p & 7
+            if kind == _PAWN:
+                n = self._gen_pawn(sq, moves, n, True)
+            elif kind == _KNIGHT or kind == _KING:
+                steps = KNIGHT_STEPS if kind == _KNIGHT else KING_STEPS
+                for d in steps:
+                    to = sq + d
+                    if not to & 0x88:
+                        q = b[to]
+                        if q and q & 8 == them:
+                            moves[n] = sq | to << 7
+                            n += 1
+            else:
+                if kind == _BISHOP:
+                    steps = BISHOP_STEPS
+                elif kind == _ROOK:
+                    steps = ROOK_STEPS
+                else:
+                    steps = KING_STEPS
+                for d in steps:
+                    to = sq + d
+                    while not to & 0x88:
+                        q = b[to]
+                        if q:
+                            if q & 8 == them:
+                                moves[n] = sq | to << 7
+                                n += 1
+                            break
+                        to += d
+        return n
+
+    def _gen_pawn(self, sq, moves, n, noisy_only):
+        b = self.board
+        if self.stm == _WHITE:
+            fwd = 16
+            start_rank = 1
+            last_rank = 7
+            them = _BLACK
+        else:
+            fwd = -16
+            start_rank = 6
+            last_rank = 0
+            them = _WHITE
+        to = sq + fwd
+        promoting = (to >> 4) == last_rank
+        if not b[to]:
+            if promoting:
+                for promo in (5, 2, 4, 3):  # queen first, then knight: likeliest first
+                    moves[n] = sq | to << 7 | promo << 14
+                    n += 1
+            elif not noisy_only:
+                moves[n] = sq | to << 7
+                n += 1
+                if (sq >> 4) == start_rank:
+                    to2 = to + fwd
+                    if not b[to2]:
+                        moves[n] = sq | to2 << 7 | _DOUBLE << 17
+                        n += 1
+        for side in (-1, 1):
+            to = sq + fwd + side
+            if to & 0x88:
+                continue
+            q = b[to]
+            if q and q & 8 == them:
+                if promoting:
+                    for promo in (5, 2, 4, 3):
+                        moves[n] = sq | to << 7 | promo << 14
+                        n += 1
+                else:
+                    moves[n] = sq | to << 7
+                    n += 1
+            elif to == self.ep and self.ep:
+                moves[n] = sq | to << 7 | _EP << 17
+                n += 1
+        return n
+
+    def _gen_castling(self, moves, n):
+        rights = self.castling
+        if not rights:
+            return n
+        b = self.board
+        if self.stm == _WHITE:
+            if rights & 1 and not b[5] and not b[6] and b[7] == _ROOK:
+                if not self.attacked(4, _BLACK) and not self.attacked(5, _BLACK) and not self.attacked(6, _BLACK):
+                    moves[n] = 4 | 6 << 7 | _CASTLE << 17
+                    n += 1
+            if rights & 2 and not b[3] and not b[2] and not b[1] and b[0] == _ROOK:
+                # b1 may be attacked: only the king's path e1-d1-c1 matters.
+                if not self.attacked(4, _BLACK) and not self.attacked(3, _BLACK) and not self.attacked(2, _BLACK):
+                    moves[n] = 4 | 2 << 7 | _CASTLE << 17
+                    n += 1
+        else:
+            if rights & 4 and not b[117] and not b[118] and b[119] == 12:
+                if not self.attacked(116, _WHITE) and not self.attacked(117, _WHITE) and not self.attacked(118, _WHITE):
+                    moves[n] = 116 | 118 << 7 | _CASTLE << 17
+                    n += 1
+            if rights & 8 and not b[115] and not b[114] and not b[113] and b[112] == 12:
+                if not self.attacked(116, _WHITE) and not self.attacked(115, _WHITE) and not self.attacked(114, _WHITE):
+                    moves[n] = 116 | 114 << 7 | _CASTLE << 17
+                    n += 1
+        return n
+
+    # ---- make / unmake ----------------------------------------------------------------
+    def make(self, move):
+        """Play a pseudo-legal move (no legality test; see make_legal). Allocates nothing."""
+        ply = self.ply
+        if ply >= self.capacity:
+            raise PositionFullError("position history full (%d plies)" % self.capacity)
+        b = self.board
+        PL = zobrist.PIECE_LO
+        PH = zobrist.PIECE_HI
+        fr = move & 127
+        to = (move >> 7) & 127
+        special = move >> 17
+        piece = b[fr]
+        captured = b[to]
+        lo = self.hash_lo
+        hi = self.hash_hi
+        rights = self.castling
+        ep = self.ep
+        self.hist_move[ply] = move
+        self.hist_captured[ply] = captured
+        self.hist_castling[ply] = rights
+        self.hist_ep[ply] = ep
+        self.hist_halfmove[ply] = self.halfmove
+        self.hist_lo[ply] = lo
+        self.hist_hi[ply] = hi
+        self.ply = ply + 1
+
+        if ep:
+            lo ^= zobrist.EP_LO[ep & 7]
+            hi ^= zobrist.EP_HI[ep & 7]
+            self.ep = 0
+        i = piece << 7 | fr
+        lo ^= PL[i]
+        hi ^= PH[i]
+        mg = self.score_mg - PST_MG[i]
+        eg = self.score_eg - PST_EG[i]
+        if captured:
+            i = captured << 7 | to
+            lo ^= PL[i]
+            hi ^= PH[i]
+            mg -= PST_MG[i]
+            eg -= PST_EG[i]
+            self.counts[captured] -= 1
+        promo = (move >> 14) & 7
+        if promo:
+            self.counts[piece] -= 1
+            piece = (piece & 8) | promo
+            self.counts[piece] += 1
+        b[fr] = 0
+        b[to] = piece
+        i = piece << 7 | to
+        lo ^= PL[i]
+        hi ^= PH[i]
+        mg += PST_MG[i]
+        eg += PST_EG[i]
+
+        if special:
+            if special == _EP:
+                cap_sq = to - 16 if piece == _PAWN else to + 16
+                victim = b[cap_sq]
+                b[cap_sq] = 0
+                i = victim << 7 | cap_sq
+                lo ^= PL[i]
+                hi ^= PH[i]
+                mg -= PST_MG[i]
+                eg -= PST_EG[i]
+                self.counts[victim] -= 1
+            elif special == _DOUBLE:
+                # Record the e.p. square only when an enemy pawn stands beside the target,
+                # so hashes (and repetition) match positions that only differ in a useless
+                # e.p. square, as the rules require.
+                enemy_pawn = piece ^ 8
+                if (not (to + 1) & 0x88 and b[to + 1] == enemy_pawn) or (not (to - 1) & 0x88 and b[to - 1] == enemy_pawn):
+                    ep = (fr + to) >> 1
+                    self.ep = ep
+                    lo ^= zobrist.EP_LO[ep & 7]
+                    hi ^= zobrist.EP_HI[ep & 7]
+            else:  # castling: move the rook too
+                if to == fr + 2:
+                    rfrom = fr + 3
+                    rto = fr + 1
+                else:
+                    rfrom = fr - 4
+                    rto = fr - 1
+                rook = b[rfrom]
+                b[rfrom] = 0
+                b[rto] = rook
+                i = rook << 7 | rfrom
+                lo ^= PL[i]
+                hi ^= PH[i]
+                mg -= PST_MG[i]
+                eg -= PST_EG[i]
+                i = rook << 7 | rto
+                lo ^= PL[i]
+                hi ^= PH[i]
+                mg += PST_MG[i]
+                eg += PST_EG[i]
+
+        if piece & 7 == _KING:
+            self.kings[piece & 8] = to
+        if rights:
+            new_rights = rights & _CASTLE_KEEP[fr] & _CASTLE_KEEP[to]
+            if new_rights != rights:
+                lo ^= zobrist.CASTLE_LO[rights] ^ zobrist.CASTLE_LO[new_rights]
+                hi ^= zobrist.CASTLE_HI[rights] ^ zobrist.CASTLE_HI[new_rights]
+                self.castling = new_rights
+        if captured or piece & 7 == _PAWN:
+            self.halfmove = 0
+        else:
+            self.halfmove += 1
+        if self.stm:
+            self.fullmove += 1
+        self.stm ^= 8
+        self.hash_lo = lo ^ zobrist.SIDE_LO[0]
+        self.hash_hi = hi ^ zobrist.SIDE_HI[0]
+        self.score_mg = mg
+        self.score_eg = eg
+
+    def unmake(self):
+        """Take back the last made move (or null move) exactly."""
+        ply = self.ply - 1
+        self.ply = ply
+        move = self.hist_move[ply]
+        self.stm ^= 8
+        if self.stm:
+            self.fullmove -= 1
+        self.castling = self.hist_castling[ply]
+        self.ep = self.hist_ep[ply]
+        self.halfmove = self.hist_halfmove[ply]
+        self.hash_lo = self.hist_lo[ply]
+        self.hash_hi = self.hist_hi[ply]
+        if not move:  # null move
+            return
+        b = self.board
+        fr = move & 127
+        to = (move >> 7) & 127
+        special = move >> 17
+        piece = b[to]
+        captured = self.hist_captured[ply]
+        mg = self.score_mg - PST_MG[piece << 7 | to]
+        eg = self.score_eg - PST_EG[piece << 7 | to]
+        if (move >> 14) & 7:
+            self.counts[piece] -= 1
+            piece = (piece & 8) | _PAWN
+            self.counts[piece] += 1
+        b[fr] = piece
+        b[to] = captured
+        mg += PST_MG[piece << 7 | fr]
+        eg += PST_EG[piece << 7 | fr]
+        if captured:
+            self.counts[captured] += 1
+            mg += PST_MG[captured << 7 | to]
+            eg += PST_EG[captured << 7 | to]
+        if special:
+            if special == _EP:
+                cap_sq = to - 16 if piece == _PAWN else to + 16
+                victim = piece ^ 8
+                b[cap_sq] = victim
+                self.counts[victim] += 1
+                mg += PST_MG[victim << 7 | cap_sq]
+                eg += PST_EG[victim << 7 | cap_sq]
+            elif special == _CASTLE:
+                if to == fr + 2:
+                    rfrom = fr + 3
+                    rto = fr + 1
+                else:
+                    rfrom = fr - 4
+                    rto = fr - 1
+                rook = b[rto]
+                b[rto] = 0
+                b[rfrom] = rook
+                mg += PST_MG[rook << 7 | rfrom] - PST_MG[rook << 7 | rto]
+                eg += PST_EG[rook << 7 | rfrom] - PST_EG[rook << 7 | rto]
+        if piece & 7 == _KING:
+            self.kings[piece & 8] = fr
+        self.score_mg = mg
+        self.score_eg = eg
+
+    def make_legal(self, move, in_check):
+        """Make a pseudo-legal move if it is legal and return True; otherwise leave the position
+        unchanged and return False. `in_check`: whether the side to move is in check now.
+
+        The attack test after the move is skipped when the move cannot expose the king: the
+        mover is not in check, did not move the king, did not capture en passant, and its
+        from-square shares no line with its king (no pin possible)."""
+        fr = move & 127
+        stm = self.stm
+        king_sq = self.kings[stm]
+        if not in_check and fr != king_sq and (move >> 17) != _EP and not _ALIGNED[king_sq - fr + 119]:
+            self.make(move)
+            return True
+        self.make(move)
+        if self.attacked(self.kings[stm], stm ^ 8):
+            self.unmake()
+            return False
+        return True
+
+    def make_null(self):
+        """Pass the move (for null-move pruning). Undo with unmake()."""
+        ply = self.ply
+        if ply >= self.capacity:
+            raise PositionFullError("position history full (%d plies)" % self.capacity)
+        self.hist_move[ply] = 0
+        self.hist_castling[ply] = self.castling
+        self.hist_ep[ply] = self.ep
+        self.hist_halfmove[ply] = self.halfmove
+        self.hist_lo[ply] = self.hash_lo
+        self.hist_hi[ply] = self.hash_hi
+        self.ply = ply + 1
+        lo = self.hash_lo
+        hi = self.hash_hi
+        if self.ep:
+            lo ^= zobrist.EP_LO[self.ep & 7]
+            hi ^= zobrist.EP_HI[self.ep & 7]
+            self.ep = 0
+        self.halfmove += 1
+        if self.stm:
+            self.fullmove += 1
+        self.stm ^= 8
+        self.hash_lo = lo ^ zobrist.SIDE_LO[0]
+        self.hash_hi = hi ^ zobrist.SIDE_HI[0]

@@ -1,0 +1,74 @@
+"""Zobrist keys in two 30-bit halves.
+
+A 64-bit key would be a heap object on every node of a 32-bit board (small ints there hold
+31 bits), so every key here is below 2^30 and a position's hash is the pair (lo, hi). XOR of
+30-bit values stays 30-bit, so no hash ever allocates. `lo` picks a transposition-table slot
+and is the opening book's key; `hi` verifies it.
+
+The keys come from a fixed-seed xorshift generator, so they are the same on every interpreter
+and every run: the opening book and saved games depend on that (KEY_SCHEME names the scheme;
+change it whenever the keys change).
+
+Tables are indexed `piece << 7 | sq` (piece code 1..14, 0x88 square): one shift and one OR in
+make/unmake, at the cost of the unused 0x88 slots (2 x 8 KB).
+"""
+from array import array
+
+KEY_SCHEME = 1
+_MASK30 = 0x3FFFFFFF
+
+PIECE_LO = array("i", bytes(4 * 16 * 128))
+PIECE_HI = array("i", bytes(4 * 16 * 128))
+CASTLE_LO = array("i", bytes(4 * 16))  # by castling-rights nibble
+CASTLE_HI = array("i", bytes(4 * 16))
+EP_LO = array("i", bytes(4 * 8))  # by en-passant file
+EP_HI = array("i", bytes(4 * 8))
+# The side key (black to move) is element 0 of these 1-element arrays.
+SIDE_LO = array("i", [0])
+SIDE_HI = array("i", [0])
+
+_ready = False
+
+
+def _xorshift32(state):
+    state ^= (state << 13) & 0xFFFFFFFF
+    state ^= state >> 17
+    state ^= (state << 5) & 0xFFFFFFFF
+    return state & 0xFFFFFFFF
+
+
+def init():
+    """Fill the tables (idempotent; called by Position before first use, never at import)."""
+    global _ready
+    if _ready:
+        return
+    state = 0x9E3779B9
+
+    def nxt():
+        nonlocal state
+        state = _xorshift32(state)
+        return state & _MASK30
+
+    for piece in (1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14):
+        for rank in range(8):
+            for file in range(8):
+                idx = piece << 7 | (rank * 16 + file)
+                PIECE_LO[idx] = nxt()
+                PIECE_HI[idx] = nxt()
+    # Castling keys: XOR of one key per right, so updates need one lookup per change.
+    right_lo = [nxt() for _ in range(4)]
+    right_hi = [nxt() for _ in range(4)]
+    for rights in range(16):
+        lo = hi = 0
+        for bit in range(4):
+            if rights & (1 << bit):
+                lo ^= right_lo[bit]
+                hi ^= right_hi[bit]
+        CASTLE_LO[rights] = lo
+        CASTLE_HI[rights] = hi
+    for file in range(8):
+        EP_LO[file] = nxt()
+        EP_HI[file] = nxt()
+    SIDE_LO[0] = nxt()
+    SIDE_HI[0] = nxt()
+    _ready = True
