@@ -1,0 +1,222 @@
+"""Board configs: validation and building every driver from a config with any pin factory.
+
+A board module (boards/pico.py, ...) holds a `CONFIG` dict and `make_hardware()`.
+`build_hardware(config, factory)` builds the same drivers for a real board
+(boards/machine_factory.py), a Raspberry Pi with Blinka (boards/blinka.py) or the simulator's
+fake electronics (host_sim/pins.py), so the simulator runs exactly the board's drivers.
+
+Pin factory protocol (duck-typed; pin ids are whatever the platform uses: ints on
+MicroPython, names like "D17" on Blinka):
+    factory.pin(pin_id, mode, pull=None, value=None) -> pin with value() / value(x)
+        mode: "in" or "out"; pull: "up" or None; value: initial output level
+    factory.pwm(pin_id) -> object with freq(hz) and duty_u16(0..65535)
+    factory.neopixel(pin_id, count) -> np[i] = (r, g, b); np.write()
+    factory.i2c(bus_id, scl, sda, freq_hz) -> object with writeto(addr, buf)
+    factory.sleep_us -> function(us), or None when no wait is needed
+
+CONFIG keys (see docs/io.md for the full table):
+    name, mcu, sensor{kind: matrix|shift165, ...}, leds{kind: matrix|edge|neopixel, ...},
+    buttons{name: pin}, buzzer{pin} or None, display{kind: ssd1306, i2c, scl, sda, addr} or None,
+    heap_bytes, tt_entries, poll_nodes, settle_us, debounce_ms, stable_ms,
+    button_debounce_ms, long_press_ms, and optionally valid_pins, input_only_pins,
+    external_pullups (input pins with a resistor on the board, e.g. ESP32 GPIO 34-39).
+"""
+from firmware.io.buttons import REQUIRED, Buttons
+from firmware.io.cellmap import CellMapError, make_cell_map
+
+SENSOR_KINDS = ("matrix", "shift165")
+LED_KINDS = ("matrix", "edge", "neopixel")
+DISPLAY_KINDS = ("ssd1306",)
+NUMBERS = ("heap_bytes", "tt_entries", "poll_nodes", "settle_us", "debounce_ms", "stable_ms",
+           "button_debounce_ms", "long_press_ms")
+
+
+class BoardConfigError(ValueError):
+    """A board config that cannot work; the message names the board and the problem."""
+
+
+def _fail(config, msg):
+    name = config.get("name", "?") if isinstance(config, dict) else "?"
+    raise BoardConfigError("board %s: %s" % (name, msg))
+
+
+def _section(config, key, optional=False):
+    sec = config.get(key)
+    if sec is None and optional:
+        return None
+    if not isinstance(sec, dict):
+        _fail(config, "'%s' must be a dict, got %r" % (key, sec))
+    return sec
+
+
+def _pin_list(config, sec, key, where, count):
+    pins = sec.get(key)
+    if not isinstance(pins, (list, tuple)) or len(pins) != count:
+        _fail(config, "%s '%s' needs %d pins, got %r" % (where, key, count, pins))
+    return list(pins)
+
+
+def pin_roles(config):
+    """[(pin, role, direction)] for every pin the config uses (direction "in"/"out"/"bus")."""
+    used = []
+    s = _section(config, "sensor")
+    if s.get("kind") == "matrix":
+        used += [(p, "sensor row %d" % i, "out") for i, p in enumerate(_pin_list(config, s, "rows", "sensor", 8))]
+        used += [(p, "sensor col %d" % i, "in") for i, p in enumerate(_pin_list(config, s, "cols", "sensor", 8))]
+    elif s.get("kind") == "shift165":
+        for key, d in (("load", "out"), ("clock", "out"), ("data", "in")):
+            if s.get(key) is None:
+                _fail(config, "sensor shift165 needs a '%s' pin" % key)
+            used.append((s[key], "sensor " + key, d))
+    led = _section(config, "leds")
+    if led.get("kind") == "matrix":
+        used += [(p, "led row %d" % i, "out") for i, p in enumerate(_pin_list(config, led, "rows", "leds", 8))]
+        used += [(p, "led col %d" % i, "out") for i, p in enumerate(_pin_list(config, led, "cols", "leds", 8))]
+    elif led.get("kind") == "edge":
+        used += [(p, "rank led %d" % (i + 1), "out") for i, p in enumerate(_pin_list(config, led, "ranks", "leds", 8))]
+        used += [(p, "file led %s" % "abcdefgh"[i], "out") for i, p in enumerate(_pin_list(config, led, "files", "leds", 8))]
+    elif led.get("kind") == "neopixel":
+        if led.get("pin") is None:
+            _fail(config, "neopixel leds need a 'pin'")
+        used.append((led["pin"], "neopixel data", "out"))
+    buttons = _section(config, "buttons")
+    for name in sorted(buttons):
+        used.append((buttons[name], "button " + str(name), "in"))
+    bz = _section(config, "buzzer", optional=True)
+    if bz is not None:
+        if bz.get("pin") is None:
+            _fail(config, "buzzer needs a 'pin' (or set buzzer to None)")
+        used.append((bz["pin"], "buzzer", "out"))
+    disp = _section(config, "display", optional=True)
+    if disp is not None:
+        for key in ("scl", "sda"):
+            if disp.get(key) is None:
+                _fail(config, "display needs an '%s' pin" % key)
+            used.append((disp[key], "display " + key, "bus"))
+    return used
+
+
+def validate(config):
+    """Raise BoardConfigError for anything that cannot work; return config unchanged."""
+    if not isinstance(config, dict):
+        raise BoardConfigError("a board config must be a dict, got %r" % (config,))
+    if not isinstance(config.get("name"), str):
+        _fail(config, "needs a 'name' string")
+    s = _section(config, "sensor")
+    if s.get("kind") not in SENSOR_KINDS:
+        _fail(config, "unknown sensor kind %r (known: %s)" % (s.get("kind"), ", ".join(SENSOR_KINDS)))
+    led = _section(config, "leds")
+    if led.get("kind") not in LED_KINDS:
+        _fail(config, "unknown LED kind %r (known: %s)" % (led.get("kind"), ", ".join(LED_KINDS)))
+    disp = _section(config, "display", optional=True)
+    if disp is not None and disp.get("kind") not in DISPLAY_KINDS:
+        _fail(config, "unknown display kind %r (known: %s, or None)" % (disp.get("kind"), ", ".join(DISPLAY_KINDS)))
+    buttons = _section(config, "buttons")
+    for name in REQUIRED:
+        if name not in buttons:
+            _fail(config, "missing required button %r (required: %s)" % (name, ", ".join(REQUIRED)))
+    for key in NUMBERS:
+        v = config.get(key)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0 or (v == 0 and key not in ("settle_us", "debounce_ms")):
+            _fail(config, "'%s' must be a positive int, got %r" % (key, v))
+    if config["long_press_ms"] <= config["button_debounce_ms"]:
+        _fail(config, "long_press_ms must be longer than button_debounce_ms")
+    for sec, where in ((s, "sensor"), (led, "leds")):
+        try:
+            make_cell_map(sec.get("cell_map"))
+        except CellMapError as e:
+            _fail(config, "%s cell_map: %s" % (where, e))
+    seen = {}
+    valid = config.get("valid_pins")
+    input_only = config.get("input_only_pins") or ()
+    pullups = config.get("external_pullups") or ()
+    for pin, role, direction in pin_roles(config):
+        if pin in seen:
+            _fail(config, "pin %r used twice: %s and %s" % (pin, seen[pin], role))
+        seen[pin] = role
+        if valid is not None and pin not in valid:
+            _fail(config, "pin %r (%s) is not a usable pin on this board" % (pin, role))
+        if direction != "in" and pin in input_only:
+            _fail(config, "pin %r (%s) is input-only and cannot drive an output or bus" % (pin, role))
+        if direction == "in" and pin in input_only and pin not in pullups and (role.startswith("button") or role.startswith("sensor col")):
+            _fail(config, "pin %r (%s) has no internal pull-up: add a resistor and list it in external_pullups"
+                  % (pin, role))
+    return config
+
+
+class Hardware:
+    """Every driver of one board: sensors (scan_into), leds, buttons, buzzer (or None),
+    display (or None), and the config they were built from."""
+
+    def __init__(self, config, sensors, leds, buttons, buzzer=None, display=None):
+        self.config = config
+        self.sensors = sensors
+        self.leds = leds
+        self.buttons = buttons
+        self.buzzer = buzzer
+        self.display = display
+
+    def make_debouncer(self, capacity=64):
+        """An OccupancyDebouncer with this board's debounce_ms."""
+        from firmware.io.debounce import OccupancyDebouncer
+
+        return OccupancyDebouncer(self.config["debounce_ms"], capacity=capacity)
+
+
+def build_hardware(config, factory):
+    """Validate `config` and build all its drivers with `factory` (protocol above)."""
+    validate(config)
+    pullups = config.get("external_pullups") or ()
+
+    def pull(p):
+        return None if p in pullups else "up"
+
+    sleep_us = getattr(factory, "sleep_us", None)
+    s = config["sensor"]
+    if s["kind"] == "matrix":
+        from firmware.io.matrix import ReedMatrix
+
+        rows = [factory.pin(p, "out", value=1) for p in s["rows"]]
+        cols = [factory.pin(p, "in", pull=pull(p)) for p in s["cols"]]
+        sensors = ReedMatrix(rows, cols, settle_us=config["settle_us"], sleep_us=sleep_us, cell_map=s.get("cell_map"))
+    else:
+        from firmware.io.shift165 import Shift165
+
+        sensors = Shift165(factory.pin(s["load"], "out", value=1), factory.pin(s["clock"], "out", value=0),
+                           factory.pin(s["data"], "in"), cell_map=s.get("cell_map"))
+    led = config["leds"]
+    if led["kind"] == "matrix":
+        from firmware.io.leds_matrix import LedMatrix
+
+        ra = led.get("row_active", 1)
+        ca = led.get("col_active", 0)
+        leds = LedMatrix([factory.pin(p, "out", value=1 - ra) for p in led["rows"]],
+                         [factory.pin(p, "out", value=1 - ca) for p in led["cols"]],
+                         row_active=ra, col_active=ca, cell_map=led.get("cell_map"))
+    elif led["kind"] == "edge":
+        from firmware.io.leds_edge import EdgeLeds
+
+        a = led.get("active", 1)
+        leds = EdgeLeds([factory.pin(p, "out", value=1 - a) for p in led["ranks"]],
+                        [factory.pin(p, "out", value=1 - a) for p in led["files"]],
+                        active=a, alternate_ms=led.get("alternate_ms", 500))
+    else:
+        from firmware.io.leds_neopixel import NeoPixelLeds
+
+        leds = NeoPixelLeds(factory.neopixel(led["pin"], 64), cell_map=led.get("cell_map"),
+                            colors=led.get("colors"), brightness=led.get("brightness", 64))
+    buttons = Buttons({n: factory.pin(p, "in", pull=pull(p)) for n, p in config["buttons"].items()},
+                      debounce_ms=config["button_debounce_ms"], long_ms=config["long_press_ms"])
+    buzzer = None
+    if config.get("buzzer") is not None:
+        from firmware.io.buzzer import Buzzer
+
+        buzzer = Buzzer(factory.pwm(config["buzzer"]["pin"]), volume_u16=config["buzzer"].get("volume_u16", 32768))
+    display = None
+    d = config.get("display")
+    if d is not None:
+        from firmware.io.ssd1306 import Ssd1306
+
+        i2c = factory.i2c(d.get("i2c", 0), d["scl"], d["sda"], d.get("freq_hz", 400000))
+        display = Ssd1306(i2c, addr=d.get("addr", 0x3C))
+    return Hardware(config, sensors, leds, buttons, buzzer, display)

@@ -1,0 +1,30 @@
+"""Raspberry Pi Pico (RP2040): reed matrix on GP0-15, 64 NeoPixels, SSD1306, buzzer.
+
+Wiring table and bill of materials: docs/wiring.md.
+"""
+
+CONFIG = {
+    "name": "pico",
+    "mcu": "RP2040",
+    "sensor": {"kind": "matrix", "rows": [0, 1, 2, 3, 4, 5, 6, 7], "cols": [8, 9, 10, 11, 12, 13, 14, 15],
+               "cell_map": "identity"},
+    "leds": {"kind": "neopixel", "pin": 22, "cell_map": "serpentine", "brightness": 48},
+    "buttons": {"new": 16, "level": 17, "takeback": 18, "hint": 19, "move": 20, "ok": 28},
+    "buzzer": {"pin": 21},
+    "display": {"kind": "ssd1306", "i2c": 1, "sda": 26, "scl": 27, "addr": 0x3C, "freq_hz": 400000},
+    "heap_bytes": 210 * 1024,
+    "tt_entries": 4096,
+    "poll_nodes": 64,
+    "settle_us": 10,
+    "debounce_ms": 30,
+    "stable_ms": 300,
+    "button_debounce_ms": 20,
+    "long_press_ms": 800,
+    "valid_pins": list(range(0, 23)) + [26, 27, 28],
+}
+
+
+def make_hardware():
+    from boards.machine_factory import make_hardware as build
+
+    return build(CONFIG)

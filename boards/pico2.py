@@ -1,0 +1,21 @@
+"""Raspberry Pi Pico 2 (RP2350): the Pico's footprint and wiring, more RAM for the engine.
+
+The Pico 2 is pin compatible with the Pico, so the same PCB works; only the memory budget
+and engine limits differ. Wiring table and bill of materials: docs/wiring.md.
+"""
+from boards.pico import CONFIG as _PICO
+
+CONFIG = dict(_PICO)
+CONFIG.update({
+    "name": "pico2",
+    "mcu": "RP2350",
+    "heap_bytes": 460 * 1024,
+    "tt_entries": 16384,
+    "poll_nodes": 128,
+})
+
+
+def make_hardware():
+    from boards.machine_factory import make_hardware as build
+
+    return build(CONFIG)

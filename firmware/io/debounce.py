@@ -1,0 +1,185 @@
+"""Per-cell debouncing of occupancy bitmaps into timestamped LIFT/PLACE events.
+
+    deb = OccupancyDebouncer(debounce_ms=30)
+    deb.reset(first_scan, now_ms)            # optional: take the board as it is, no events
+    ...
+    sensors.scan_into(raw); deb.update(raw, now_ms)
+    ev = deb.pop()
+    while ev >= 0:
+        cell, kind, t = event_cell(ev), event_kind(ev), deb.event_ms
+        ...
+        ev = deb.pop()
+
+Event encoding: one small int `cell | kind << 6` (0..127), kind LIFT (0) or PLACE (1);
+`pop()` returns -1 when the queue is empty and sets `event_ms` to the popped event's time.
+The time of an event is the moment the raw level last changed to its new value (when the
+contact settled), not the moment debouncing confirmed it, so event order follows the hand.
+
+A cell's change is confirmed once its raw level has been steady and different from `stable`
+for `debounce_ms`. `stable` (bytearray(8), same layout as the scan) is the debounced board.
+Events go into a preallocated ring of `capacity`; when it is full the oldest event is
+dropped and `overruns` counts it (the controller can resync from `stable`).
+
+Faults: every raw flip of a cell is counted in a window of `chatter_window_ms`; a cell that
+flips `chatter_flips` times within one window is flagged in `chattering` (bytearray(8),
+sticky until `clear_faults()`) and `faults_seen` is incremented. `stuck_report(expected)`
+compares the debounced board with what should be there (start-up check).
+"""
+from array import array
+
+from firmware.compat import const, ticks_diff
+
+LIFT = const(0)
+PLACE = const(1)
+EMPTY = const(-1)
+
+STUCK_CLOSED = const(1)  # a switch reads closed where the square should be empty
+STUCK_OPEN = const(2)  # a switch reads open where a piece should stand
+
+
+def event_cell(ev):
+    """Cell 0..63 of a packed event."""
+    return ev & 63
+
+
+def event_kind(ev):
+    """LIFT or PLACE of a packed event."""
+    return ev >> 6
+
+
+class DebounceConfigError(ValueError):
+    """A debouncer option is out of range."""
+
+
+class OccupancyDebouncer:
+    def __init__(self, debounce_ms, capacity=64, chatter_flips=12, chatter_window_ms=2000):
+        if debounce_ms < 0 or debounce_ms > 60000:
+            raise DebounceConfigError("debounce_ms must be 0..60000, got %r" % (debounce_ms,))
+        if capacity < 1 or capacity > 4096:
+            raise DebounceConfigError("capacity must be 1..4096 events, got %r" % (capacity,))
+        if chatter_flips < 2 or chatter_flips > 254:
+            raise DebounceConfigError("chatter_flips must be 2..254, got %r" % (chatter_flips,))
+        if chatter_window_ms < 1:
+            raise DebounceConfigError("chatter_window_ms must be >= 1, got %r" % (chatter_window_ms,))
+        self.debounce_ms = debounce_ms
+        self.chatter_flips = chatter_flips
+        self.chatter_window_ms = chatter_window_ms
+        self.stable = bytearray(8)
+        self.chattering = bytearray(8)
+        self.faults_seen = 0
+        self.overruns = 0
+        self.event_ms = 0
+        self._last_raw = bytearray(8)
+        self._changed_ms = array("i", [0] * 64)
+        self._flips = bytearray(64)
+        self._window_start_ms = 0
+        self._capacity = capacity
+        self._events = array("H", [0] * capacity)
+        self._event_times = array("i", [0] * capacity)
+        self._head = 0
+        self.count = 0  # events waiting in the queue
+
+    def reset(self, bitmap, now_ms):
+        """Take `bitmap` as the settled board (no events), empty the queue and fault counts."""
+        for r in range(8):
+            self.stable[r] = bitmap[r]
+            self._last_raw[r] = bitmap[r]
+        for i in range(64):
+            self._changed_ms[i] = now_ms
+            self._flips[i] = 0
+        self._window_start_ms = now_ms
+        self._head = 0
+        self.count = 0
+
+    def update(self, raw, now_ms):
+        """Feed one raw scan (bytearray(8)) taken at `now_ms`; return the number of events
+        queued by this call. Allocates nothing."""
+        stable = self.stable
+        last = self._last_raw
+        changed = self._changed_ms
+        flips = self._flips
+        if ticks_diff(now_ms, self._window_start_ms) >= self.chatter_window_ms:
+            for i in range(64):
+                flips[i] = 0
+            self._window_start_ms = now_ms
+        added = 0
+        for r in range(8):
+            rb = raw[r]
+            diff = rb ^ last[r]
+            if diff:
+                last[r] = rb
+                cell = r << 3
+                while diff:
+                    if diff & 1:
+                        changed[cell] = now_ms
+                        n = flips[cell] + 1
+                        if n < 255:
+                            flips[cell] = n
+                        if n == self.chatter_flips:
+                            self._flag_chatter(cell)
+                    diff >>= 1
+                    cell += 1
+            pending = rb ^ stable[r]
+            if pending:
+                cell = r << 3
+                bit = 1
+                while pending:
+                    if pending & 1 and ticks_diff(now_ms, changed[cell]) >= self.debounce_ms:
+                        stable[r] ^= bit
+                        self._push(cell | ((PLACE if rb & bit else LIFT) << 6), changed[cell])
+                        added += 1
+                    pending >>= 1
+                    bit <<= 1
+                    cell += 1
+        return added
+
+    def _flag_chatter(self, cell):
+        mask = 1 << (cell & 7)
+        if not self.chattering[cell >> 3] & mask:
+            self.chattering[cell >> 3] |= mask
+            self.faults_seen += 1
+
+    def _push(self, ev, time_ms):
+        if self.count == self._capacity:  # full: drop the oldest
+            self._head = (self._head + 1) % self._capacity
+            self.count -= 1
+            self.overruns += 1
+        tail = (self._head + self.count) % self._capacity
+        self._events[tail] = ev
+        self._event_times[tail] = time_ms
+        self.count += 1
+
+    def pop(self):
+        """Next event as `cell | kind << 6`, or EMPTY (-1); sets `event_ms` to its time."""
+        if not self.count:
+            return EMPTY
+        head = self._head
+        self.event_ms = self._event_times[head]
+        self._head = (head + 1) % self._capacity
+        self.count -= 1
+        return self._events[head]
+
+    def chatter_report(self):
+        """Cells flagged as chattering since the last clear_faults(), ascending (allocates)."""
+        return [c for c in range(64) if self.chattering[c >> 3] & (1 << (c & 7))]
+
+    def clear_faults(self):
+        for r in range(8):
+            self.chattering[r] = 0
+        for i in range(64):
+            self._flips[i] = 0
+
+    def stuck_report(self, expected_bitmap):
+        """Compare the debounced board with `expected_bitmap` (bytearray(8), e.g. an empty
+        board during the start-up check, or the start position): return a list of
+        (cell, STUCK_CLOSED | STUCK_OPEN), ascending by cell (allocates; not for hot paths)."""
+        out = []
+        for c in range(64):
+            mask = 1 << (c & 7)
+            have = self.stable[c >> 3] & mask
+            want = expected_bitmap[c >> 3] & mask
+            if have and not want:
+                out.append((c, STUCK_CLOSED))
+            elif want and not have:
+                out.append((c, STUCK_OPEN))
+        return out

@@ -1,0 +1,142 @@
+"""Diagnostics mode for the real board: find bad reed switches, LEDs and buttons.
+
+    diag = Diagnostics(hw)           # hw: a boards.config.Hardware (sensors, leds, buttons, ...)
+    while True:
+        diag.update(ticks_ms())      # never blocks; call every few ms
+
+Modes, in turn (a LONG press of any button moves to the next one, `next_mode()` too):
+- WALK: one LED after the other over all 64 cells (`step_ms` each) - dead LEDs stand out;
+- SENSORS: live sensor map, every occupied cell lit - move a magnet over each square;
+- FAULTS: chattering cells blink fast, cells that differ from `expected` (default: an empty
+  board - take all pieces off first) blink slow; the display shows the counts;
+- BUTTONS: the display names the last button and press kind; each press clicks (here only
+  a long press of the first button, "new", moves on).
+`report()` returns the fault findings as text lines (for a serial console).
+"""
+from firmware.compat import ticks_diff
+from firmware.io.buttons import LONG, SHORT
+from firmware.io.buzzer import CLICK, CONFIRM
+from firmware.io.debounce import STUCK_CLOSED, OccupancyDebouncer
+from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, ON
+
+WALK = 0
+SENSORS = 1
+FAULTS = 2
+BUTTONS = 3
+MODE_NAMES = ("LED walk", "Sensor map", "Faults", "Button test")
+
+
+class Diagnostics:
+    def __init__(self, hw, debouncer=None, step_ms=150, expected=None):
+        self.hw = hw
+        cfg = getattr(hw, "config", None) or {}
+        self.debouncer = debouncer or OccupancyDebouncer(cfg.get("debounce_ms", 30))
+        self.step_ms = step_ms
+        self.expected = expected or bytearray(8)
+        self.raw = bytearray(8)
+        self.mode = WALK
+        self.last_button = None  # (name, SHORT | LONG) of the last press
+        self._mode_start_ms = None
+        self._shown = None  # what the display shows now, to skip redundant I2C writes
+        self._walk_cell = -1
+
+    def next_mode(self):
+        self.set_mode((self.mode + 1) % len(MODE_NAMES))
+
+    def set_mode(self, mode):
+        self.mode = mode
+        self._mode_start_ms = None
+        self._walk_cell = -1
+        self.hw.leds.clear()
+
+    def update(self, now_ms):
+        hw = self.hw
+        hw.sensors.scan_into(self.raw)
+        self.debouncer.update(self.raw, now_ms)
+        while self.debouncer.pop() >= 0:  # events are not needed here, only `stable`
+            pass
+        hw.buttons.poll(now_ms)
+        ev = hw.buttons.pop()
+        while ev >= 0:
+            self._button(hw.buttons.names[ev & 15], ev >> 4)
+            ev = hw.buttons.pop()
+        if self._mode_start_ms is None:
+            self._mode_start_ms = now_ms
+        if self.mode == WALK:
+            self._walk(now_ms)
+        elif self.mode == SENSORS:
+            self._sensors()
+        elif self.mode == FAULTS:
+            self._faults()
+        else:
+            self._buttons()
+        hw.leds.update(now_ms)
+        if hw.buzzer is not None:
+            hw.buzzer.update(now_ms)
+
+    def _button(self, name, kind):
+        self.last_button = (name, kind)
+        # In the button test a long press is shown, except on the first button ("new"),
+        # which still moves on; elsewhere any long press moves on.
+        if kind == LONG and (self.mode != BUTTONS or name == self.hw.buttons.names[0]):
+            self.next_mode()
+            self._beep(CONFIRM)
+        elif kind == SHORT:
+            self._beep(CLICK)
+
+    def _beep(self, pattern):
+        if self.hw.buzzer is not None:
+            self.hw.buzzer.play(pattern)
+
+    def _say(self, lines):
+        if self.hw.display is not None and lines != self._shown:
+            self.hw.display.show_text(lines)
+        self._shown = lines
+
+    def _walk(self, now_ms):
+        elapsed = ticks_diff(now_ms, self._mode_start_ms)
+        cell = (elapsed // self.step_ms) % 64
+        if cell != self._walk_cell:
+            if self._walk_cell >= 0:
+                self.hw.leds.set(self._walk_cell, 0)
+            self.hw.leds.set(cell, ON)
+            self._walk_cell = cell
+            self._say((MODE_NAMES[WALK], "cell %d" % cell, "row %d col %d" % (cell >> 3, cell & 7)))
+
+    def _sensors(self):
+        stable = self.debouncer.stable
+        n = 0
+        for c in range(64):
+            occupied = stable[c >> 3] & (1 << (c & 7))
+            self.hw.leds.set(c, ON if occupied else 0)
+            if occupied:
+                n += 1
+        self._say((MODE_NAMES[SENSORS], "%d closed" % n))
+
+    def _faults(self):
+        leds = self.hw.leds
+        chatter = self.debouncer.chatter_report()
+        stuck = self.debouncer.stuck_report(self.expected)
+        for c in range(64):
+            leds.set(c, 0)
+        for c, _kind in stuck:
+            leds.set(c, BLINK_SLOW | ERROR)
+        for c in chatter:
+            leds.set(c, BLINK_FAST | ERROR)
+        self._say((MODE_NAMES[FAULTS], "%d chatter" % len(chatter), "%d stuck" % len(stuck)))
+
+    def _buttons(self):
+        if self.last_button is None:
+            self._say((MODE_NAMES[BUTTONS], "press a button"))
+        else:
+            name, kind = self.last_button
+            self._say((MODE_NAMES[BUTTONS], name, "long" if kind == LONG else "short"))
+
+    def report(self):
+        """Fault findings as text lines (allocates; for a console)."""
+        lines = []
+        for c, kind in self.debouncer.stuck_report(self.expected):
+            lines.append("cell %d: switch %s" % (c, "closed (stuck?)" if kind == STUCK_CLOSED else "open (stuck?)"))
+        for c in self.debouncer.chatter_report():
+            lines.append("cell %d: chattering" % c)
+        return lines
