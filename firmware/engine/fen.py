@@ -30,10 +30,17 @@ def _parse_board(text):
     for i, row in enumerate(ranks):
         rank = 7 - i
         file = 0
+        previous_digit = False
         for ch in row:
-            if ch in "12345678":
+            if ch in "0123456789":
+                if ch in "09":
+                    raise FenError("FEN board: bad digit %r in rank %d (empty squares are counted 1-8)" % (ch, rank + 1))
+                if previous_digit:
+                    raise FenError("FEN board: two digits in a row in rank %d" % (rank + 1))
+                previous_digit = True
                 file += ord(ch) - 48
             else:
+                previous_digit = False
                 code = PIECE_LETTERS.find(ch)
                 if code <= 0 or ch == ".":
                     raise FenError("FEN board: unknown piece letter %r in rank %d" % (ch, rank + 1))

@@ -457,6 +457,10 @@ class Position:
             mg -= PST_MG[i]
             eg -= PST_EG[i]
             self.counts[captured] -= 1
+        if captured or piece & 7 == _PAWN:  # before a promotion changes the piece
+            self.halfmove = 0
+        else:
+            self.halfmove += 1
         promo = (move >> 14) & 7
         if promo:
             self.counts[piece] -= 1
@@ -520,10 +524,6 @@ class Position:
                 lo ^= zobrist.CASTLE_LO[rights] ^ zobrist.CASTLE_LO[new_rights]
                 hi ^= zobrist.CASTLE_HI[rights] ^ zobrist.CASTLE_HI[new_rights]
                 self.castling = new_rights
-        if captured or piece & 7 == _PAWN:
-            self.halfmove = 0
-        else:
-            self.halfmove += 1
         if self.stm:
             self.fullmove += 1
         self.stm ^= 8

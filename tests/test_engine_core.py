@@ -1,0 +1,225 @@
+"""Engine core: allocation-free make/unmake under MicroPython, 30-bit hashes, rule pitfalls,
+and name/parse round trips over their whole domain."""
+import random
+
+import chess
+import pytest
+
+from firmware.engine import rules, zobrist
+from firmware.engine.constants import (
+    from_sq64,
+    make_move,
+    move_from,
+    move_promotion,
+    move_special,
+    move_to,
+    parse_square,
+    square_name,
+    to_sq64,
+)
+from firmware.engine.fen import fen as fen_of
+from firmware.engine.notation import parse_san, parse_uci, uci
+from firmware.engine.position import Position
+from tests.mpy import run_mpy
+from tests.positions import PERFT
+
+LIMIT = 1 << 30
+
+
+def test_perft_allocates_nothing_under_micropython():
+    """heap_lock held around the whole kiwipete d3 walk: gen/make/unmake allocate nothing."""
+    fen = PERFT["kiwipete"][0]
+    out = run_mpy(
+        "from firmware.engine.position import Position\n"
+        "from firmware.engine.rules import perft\n"
+        "from firmware.compat import heap_lock, heap_unlock\n"
+        "p = Position(%r)\n"
+        "perft(p, 3)  # warm up: allocates the per-depth move buffers once\n"
+        "heap_lock()\n"
+        "try:\n"
+        "    n = perft(p, 3)\n"
+        "finally:\n"
+        "    heap_unlock()\n"
+        "print('nodes', n)\n" % fen
+    )
+    assert out.split() == ["nodes", str(PERFT["kiwipete"][1][2])]
+
+
+def test_heap_lock_test_can_fail():
+    """The same harness does report an allocation inside the lock (the test above can fail)."""
+    with pytest.raises(Exception) as info:
+        run_mpy(
+            "from firmware.engine.position import Position\n"
+            "from firmware.engine.rules import legal_moves\n"
+            "from firmware.compat import heap_lock\n"
+            "p = Position()\n"
+            "heap_lock()\n"
+            "legal_moves(p)\n"
+        )
+    assert "MemoryError" in str(info.value)
+
+
+def test_every_key_fits_in_30_bits():
+    zobrist.init()
+    tables = [zobrist.PIECE_LO, zobrist.PIECE_HI, zobrist.CASTLE_LO, zobrist.CASTLE_HI, zobrist.EP_LO, zobrist.EP_HI, zobrist.SIDE_LO, zobrist.SIDE_HI]
+    for table in tables:
+        for value in table:
+            assert 0 <= value < LIMIT
+    # keys used for real pieces are non-zero and distinct
+    used = [zobrist.PIECE_LO[p << 7 | from_sq64(s)] for p in (1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14) for s in range(64)]
+    assert len(set(used)) == len(used) and 0 not in used
+
+
+def test_keys_are_identical_under_micropython():
+    code = (
+        "from firmware.engine.position import Position\n"
+        "p = Position('r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1')\n"
+        "print(p.hash_lo, p.hash_hi)\n"
+    )
+    position = Position(PERFT["kiwipete"][0])
+    assert run_mpy(code).split() == [str(position.hash_lo), str(position.hash_hi)]
+
+
+def test_incremental_state_matches_recomputation_in_random_games():
+    rng = random.Random(5)
+    for _ in range(40):
+        board = chess.Board()
+        position = Position()
+        for _ in range(rng.randrange(20, 160)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            move = rng.choice(moves)
+            board.push(move)
+            position.make(parse_uci(position, move.uci()))
+            assert 0 <= position.hash_lo < LIMIT and 0 <= position.hash_hi < LIMIT
+            lo, hi, mg, eg = position.hash_lo, position.hash_hi, position.score_mg, position.score_eg
+            position.rehash()
+            assert (lo, hi, mg, eg) == (position.hash_lo, position.hash_hi, position.score_mg, position.score_eg)
+        # unmake all the way back restores the start position exactly
+        while position.ply:
+            position.unmake()
+        assert fen_of(position) == chess.STARTING_FEN
+        assert (position.hash_lo, position.hash_hi) == (Position().hash_lo, Position().hash_hi)
+
+
+def test_square_names_round_trip_over_whole_domain():
+    names = [f + r for r in "12345678" for f in "abcdefgh"]
+    for sq64, name in enumerate(names):
+        sq = from_sq64(sq64)
+        assert square_name(sq) == name
+        assert parse_square(name) == sq
+        assert to_sq64(sq) == sq64
+        assert chess.square_name(sq64) == name  # same numbering as python-chess
+    for bad in (8, 0x88, -1, 120, 127):
+        with pytest.raises(ValueError):
+            square_name(bad)
+    for bad in ("", "e", "e9", "i1", "E4", "e44", None, 4):
+        with pytest.raises(ValueError):
+            parse_square(bad)
+
+
+def test_move_fields_round_trip():
+    for fr in range(0, 120):
+        for to in (0, 7, 55, 112, 119):
+            for promo in (0, 2, 5):
+                for special in range(4):
+                    m = make_move(fr, to, promo, special)
+                    assert (move_from(m), move_to(m), move_promotion(m), move_special(m)) == (fr, to, promo, special)
+                    assert m < LIMIT
+
+
+def _legal_ucis(fen):
+    return sorted(uci(m) for m in rules.legal_moves(Position(fen)))
+
+
+def test_castling_rights_lost_when_rook_captured_on_corner():
+    position = Position("r3k2r/8/8/8/8/8/6b1/R3K2R b KQkq - 0 1")
+    position.make(parse_uci(position, "g2h1"))  # bishop takes the h1 rook
+    assert "K" not in fen_of(position).split()[2]
+    assert fen_of(position).split()[2] == "Qkq"
+
+
+def test_queen_side_castling_allowed_with_b1_attacked():
+    # b1 attacked by the bishop on e4? no: by a rook on b8; d1/c1 free and safe.
+    assert "e1c1" in _legal_ucis("1r2k3/8/8/8/8/8/8/R3K3 w Q - 0 1")
+    # but not through an attacked d1
+    assert "e1c1" not in _legal_ucis("3rk3/8/8/8/8/8/8/R3K3 w Q - 0 1")
+    # nor out of check
+    assert "e1c1" not in _legal_ucis("4k3/8/8/8/8/8/8/R3K2r w Q - 0 1")
+
+
+def test_en_passant_horizontal_pin_is_illegal():
+    # White king a5, pawn b5, black pawn c7-c5 just moved, black rook h5: bxc6 e.p. exposes the king.
+    position = Position("4k3/2p5/8/KP5r/8/8/8/8 b - - 0 1")
+    position.make(parse_uci(position, "c7c5"))
+    assert "b5c6" not in [uci(m) for m in rules.legal_moves(position)]
+    position = Position("4k3/2p5/8/1P5r/K7/8/8/8 b - - 0 1")
+    position.make(parse_uci(position, "c7c5"))
+    assert "b5c6" in [uci(m) for m in rules.legal_moves(position)]
+
+
+def test_fullmove_number_increments_after_black():
+    position = Position()
+    position.make(parse_uci(position, "e2e4"))
+    assert position.fullmove == 1
+    position.make(parse_uci(position, "e7e5"))
+    assert position.fullmove == 2
+
+
+def test_repetition_claim_and_fivefold():
+    position = Position()
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"]
+    for i in range(8):
+        position.make(parse_uci(position, shuffle[i % 4]))
+    assert rules.repetitions(position) == 3
+    assert rules.claimable_draw(position) == rules.THREEFOLD_REPETITION
+    assert rules.status(position) == rules.ONGOING
+    for i in range(8):
+        position.make(parse_uci(position, shuffle[i % 4]))
+    assert rules.repetitions(position) == 5
+    assert rules.status(position) == rules.FIVEFOLD_REPETITION
+
+
+def test_fifty_and_seventyfive_move_rules():
+    assert rules.claimable_draw(Position("4k3/8/8/8/8/8/8/R3K3 w - - 100 80")) == rules.FIFTY_MOVES
+    assert rules.claimable_draw(Position("4k3/8/8/8/8/8/8/R3K3 w - - 99 80")) == rules.ONGOING
+    assert rules.status(Position("4k3/8/8/8/8/8/8/R3K3 w - - 150 100")) == rules.SEVENTYFIVE_MOVES
+    # mate on the 150th half-move is still mate
+    assert rules.status(Position("R3k3/8/4K3/8/8/8/8/8 b - - 150 100")) == rules.CHECKMATE
+
+
+@pytest.mark.parametrize(
+    "fen,insufficient",
+    [
+        ("4k3/8/8/8/8/8/8/4K3 w - - 0 1", True),  # K-K
+        ("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1", True),  # KB-K
+        ("4k3/8/8/8/8/8/8/1N2K3 w - - 0 1", True),  # KN-K
+        ("2b1k3/8/8/8/8/8/8/2B1K3 w - - 0 1", False),  # KB-KB opposite colours
+        ("3bk3/8/8/8/8/8/8/2B1K3 w - - 0 1", True),  # KB-KB same colour
+        ("4k3/8/8/8/8/8/8/1NN1K3 w - - 0 1", False),  # KNN-K can't force, but mate possible
+        ("4k3/8/8/8/8/8/8/R3K3 w - - 0 1", False),
+        ("4k3/p7/8/8/8/8/8/4K3 w - - 0 1", False),
+    ],
+)
+def test_insufficient_material(fen, insufficient):
+    assert rules.is_insufficient_material(Position(fen)) == insufficient
+    assert chess.Board(fen).is_insufficient_material() == insufficient
+
+
+def test_find_move_defaults_promotion_to_queen():
+    position = Position("8/4P3/8/8/8/k7/8/4K3 w - - 0 1")
+    move = rules.find_move(position, parse_square("e7"), parse_square("e8"))
+    assert uci(move) == "e7e8q"
+    move = rules.find_move(position, parse_square("e7"), parse_square("e8"), 2)
+    assert uci(move) == "e7e8n"
+    assert rules.find_move(position, parse_square("e7"), parse_square("e6")) == 0
+
+
+def test_parse_san_variants():
+    position = Position("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+    assert uci(parse_san(position, "O-O")) == "e1g1"
+    assert uci(parse_san(position, "0-0-0")) == "e1c1"
+    position = Position("8/4P3/8/8/8/k7/8/4K3 w - - 0 1")
+    assert uci(parse_san(position, "e8=N+")) == "e7e8n"
+    assert uci(parse_san(position, "e8Q")) == "e7e8q"
