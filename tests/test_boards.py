@@ -1,0 +1,140 @@
+"""Board configs: every board validates and builds on simulated pins; bad configs fail clearly."""
+import copy
+import importlib
+
+import pytest
+
+from boards.config import BoardConfigError, Hardware, build_hardware, validate
+from host_sim.electronics import build_simulated
+from host_sim.pins import FakePinFactory
+from tests.mpy import run_mpy
+
+BOARDS = ["pico", "pico2", "esp32", "esp32s3", "rpi_blinka"]
+
+
+def _config(name):
+    return copy.deepcopy(importlib.import_module("boards." + name).CONFIG)
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_board_builds_its_drivers_on_simulated_pins(name):
+    cfg = _config(name)
+    elec, hw = build_simulated(cfg)
+    assert isinstance(hw, Hardware) and hw.config is cfg
+    elec.set_cell(0, True)
+    elec.set_cell(45, True)
+    bitmap = bytearray(8)
+    hw.sensors.scan_into(bitmap)
+    assert bitmap == bytearray([1, 0, 0, 0, 0, 1 << 5, 0, 0])
+    hw.leds.show({45: 1})
+    for t in range(8):
+        hw.leds.update(t)
+    assert list(elec.led_cells()) == [45]
+    assert set(hw.buttons.names) == set(cfg["buttons"])
+    assert (hw.buzzer is None) == (cfg["buzzer"] is None)
+    assert (hw.display is None) == (cfg["display"] is None)
+    assert hw.make_debouncer().debounce_ms == cfg["debounce_ms"]
+    mod = importlib.import_module("boards." + name)
+    assert callable(mod.make_hardware)
+
+
+def test_limits_follow_the_memory_of_each_board():
+    heaps = {n: _config(n)["heap_bytes"] for n in BOARDS}
+    tts = {n: _config(n)["tt_entries"] for n in BOARDS}
+    assert heaps["esp32"] < heaps["pico"] < heaps["pico2"] < heaps["esp32s3"]
+    assert tts["esp32"] < tts["pico"] < tts["pico2"] < tts["esp32s3"]
+
+
+def _mutate(path, value):
+    cfg = _config("pico")
+    node = cfg
+    for key in path[:-1]:
+        node = node[key]
+    if value is KeyError:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return cfg
+
+
+@pytest.mark.parametrize("path,value,msg", [
+    (("buzzer", "pin"), 9, "pin 9 used twice: sensor col 1 and buzzer"),
+    (("buttons", "hint"), 16, "pin 16 used twice"),
+    (("buttons", "takeback"), KeyError, "missing required button 'takeback'"),
+    (("sensor", "kind"), "hall", "unknown sensor kind 'hall'"),
+    (("leds", "kind"), "laser", "unknown LED kind 'laser'"),
+    (("display", "kind"), "lcd1602", "unknown display kind 'lcd1602'"),
+    (("sensor", "rows"), [0, 1, 2, 3, 4, 5, 6], "sensor 'rows' needs 8 pins"),
+    (("sensor", "cell_map"), "sideways", "sensor cell_map: unknown cell map"),
+    (("leds", "pin"), 24, "pin 24 (neopixel data) is not a usable pin"),
+    (("tt_entries",), 0, "'tt_entries' must be a positive int"),
+    (("debounce_ms",), KeyError, "'debounce_ms' must be a positive int"),
+    (("long_press_ms",), 10, "long_press_ms must be longer"),
+])
+def test_bad_config_fails_with_a_clear_message(path, value, msg):
+    cfg = _mutate(path, value)
+    with pytest.raises(BoardConfigError, match=msg.replace("(", r"\(").replace(")", r"\)")) as info:
+        validate(cfg)
+    assert str(info.value).startswith("board pico: ")
+    with pytest.raises(BoardConfigError):
+        build_hardware(cfg, FakePinFactory(None))  # fails before touching any pin
+
+
+def test_edge_and_matrix_led_pin_counts_and_input_only_pins():
+    cfg = _config("rpi_blinka")
+    cfg["leds"]["files"] = cfg["leds"]["files"][:7]
+    with pytest.raises(BoardConfigError, match="leds 'files' needs 8 pins"):
+        validate(cfg)
+    cfg = _config("esp32")
+    cfg["buzzer"]["pin"] = 36
+    with pytest.raises(BoardConfigError, match="input-only"):
+        validate(cfg)
+    cfg = _config("esp32")
+    cfg["external_pullups"] = [34]
+    with pytest.raises(BoardConfigError, match="pin 35 .button mode. has no internal pull-up"):
+        validate(cfg)
+
+
+def test_config_must_be_a_dict():
+    with pytest.raises(BoardConfigError, match="must be a dict"):
+        validate(None)
+
+
+def test_boards_load_and_build_under_micropython():
+    # make_hardware() runs on the chip: the config code and every driver must import and build
+    # there. A minimal allocation-tolerant factory stands in for machine.
+    out = run_mpy(
+        "from boards.config import build_hardware\n"
+        "import boards.pico, boards.pico2, boards.esp32, boards.esp32s3, boards.rpi_blinka\n"
+        "class P:\n"
+        "    def __init__(s): s.v = 1\n"
+        "    def value(s, v=None):\n"
+        "        if v is None: return s.v\n"
+        "        s.v = v\n"
+        "class NP:\n"
+        "    def __setitem__(s, i, v): pass\n"
+        "    def write(s): pass\n"
+        "class PWM:\n"
+        "    def freq(s, f): pass\n"
+        "    def duty_u16(s, d): pass\n"
+        "class I2C:\n"
+        "    def writeto(s, a, b): pass\n"
+        "class F:\n"
+        "    sleep_us = None\n"
+        "    def pin(s, i, m, pull=None, value=None): return P()\n"
+        "    def pwm(s, i): return PWM()\n"
+        "    def neopixel(s, i, n): return NP()\n"
+        "    def i2c(s, b, c, d, f): return I2C()\n"
+        "for m in (boards.pico, boards.pico2, boards.esp32, boards.esp32s3, boards.rpi_blinka):\n"
+        "    hw = build_hardware(m.CONFIG, F())\n"
+        "    b = bytearray(8); hw.sensors.scan_into(b); hw.leds.update(0); hw.buttons.poll(0)\n"
+        "    print(m.CONFIG['name'], type(hw.sensors).__name__, type(hw.leds).__name__, len(hw.buttons.names))\n",
+        heapsize="210K",
+    )
+    assert out.split("\n")[:5] == [
+        "pico ReedMatrix NeoPixelLeds 6",
+        "pico2 ReedMatrix NeoPixelLeds 6",
+        "esp32 Shift165 NeoPixelLeds 7",
+        "esp32s3 Shift165 LedMatrix 5",
+        "rpi_blinka Shift165 EdgeLeds 5",
+    ]
