@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv test test-fast sim sim-web bench perft-speed flash lint clean help
+.PHONY: all venv test test-fast sim sim-web bench perft-speed flash mpy package lint clean help
 
 all: test
 
@@ -40,6 +40,18 @@ bench: $(STAMP)
 	$(PY) bench/perft_speed.py
 
 perft-speed: bench
+
+## flash: build .mpy for BOARD and copy it to the board on PORT, verified (make flash BOARD=pico PORT=/dev/ttyACM0 [ARGS=--source])
+flash: $(STAMP)
+	@$(PY) -m tools.flash --board "$(BOARD)" --port "$(PORT)" $(ARGS)
+
+## mpy: only build .mpy for every board (or BOARD=...) into build/flash/, with sizes
+mpy: $(STAMP)
+	@$(PY) -m tools.flash --build-only --board "$(BOARD)" $(ARGS)
+
+## package: regenerate package.json (the mip index) after adding or removing firmware files
+package: $(STAMP)
+	$(PY) -m tools.package
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis

@@ -1,0 +1,162 @@
+"""The real flash path against an emulated board: tools/flash.py and the real mpremote talk to
+the MicroPython unix port behind a pseudo-terminal (tools/device_emulator.py), with .mpy built
+for x64, the emulator's CPU. Then the firmware runs on the "device": every flashed module is
+imported there and UCI is spoken over the serial line, checked against python-chess."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import chess
+import pytest
+from mpremote.transport_serial import SerialTransport
+
+from tests.mpy import PICO_HEAP
+from tools import fileset, flash
+from tools.device_emulator import DeviceEmulator
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the emulator needs Linux ptys")
+
+BOARD = "pico"
+
+
+def _copy_repo(dest):
+    """A snapshot of the firmware and boards, so files others are editing cannot change mid-test."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("firmware", "boards"):
+        shutil.copytree(os.path.join(fileset.ROOT, folder), os.path.join(dest, folder), ignore=ignore)
+    return str(dest)
+
+
+def _flash_tree(flash_dir):
+    """{path: bytes} of every file in the emulated flash."""
+    found = {}
+    for dirpath, _, names in os.walk(flash_dir):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                found[os.path.relpath(path, flash_dir).replace(os.sep, "/")] = f.read()
+    return found
+
+
+def _built_tree(build):
+    found = {}
+    for f in build.files:
+        with open(f.local_path, "rb") as fh:
+            found[f.device_path] = fh.read()
+    return found
+
+
+def _run_on_device(port, code, stdin=b"", timeout=60):
+    """Run `code` in the device's raw REPL, type `stdin` on its serial line; return (out, err)."""
+    transport = SerialTransport(port, baudrate=115200)
+    try:
+        transport.enter_raw_repl()
+        transport.exec_raw_no_follow(code)
+        if stdin:
+            transport.serial.write(stdin)
+        out, err = transport.follow(timeout=timeout)
+        transport.exit_raw_repl()
+    finally:
+        transport.close()
+    return out.decode(), err.decode()
+
+
+def _perft_divide(moves, depth):
+    board = chess.Board()
+    for m in moves:
+        board.push_uci(m)
+    counts = {}
+    for move in board.legal_moves:
+        board.push(move)
+        counts[move.uci()] = _count(board, depth - 1)
+        board.pop()
+    return counts
+
+
+def _count(board, depth):
+    if depth == 0:
+        return 1
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += _count(board, depth - 1)
+        board.pop()
+    return total
+
+
+def test_flash_then_run_uci_on_the_emulated_board(tmp_path):
+    root = _copy_repo(tmp_path / "repo")
+    log = []
+    with DeviceEmulator(str(tmp_path / "flash"), heapsize=PICO_HEAP) as device:
+        # 1. a first flash copies everything; the flash folder then holds exactly the build
+        build, info = flash.flash(BOARD, device.port, arch="x64", root=root, log=log.append)
+        assert _flash_tree(device.flash_dir) == _built_tree(build)
+        assert any(f.device_path.endswith(".mpy") for f in build.files)
+        assert not any(p.endswith(".py") and p != "main.py" for p in _flash_tree(device.flash_dir))
+        assert "%d to copy" % len(build.files) in "\n".join(log)
+        has_main = os.path.exists(os.path.join(root, "firmware", "app.py"))
+        assert ("main.py" in _flash_tree(device.flash_dir)) == has_main
+        if has_main:
+            assert _flash_tree(device.flash_dir)["main.py"].decode() == fileset.main_py(BOARD)
+
+        # 2. the device imports every flashed module from its .mpy files
+        modules = [f.device_path[:-4].replace("/", ".").replace(".__init__", "")
+                   for f in build.files if f.device_path.endswith(".mpy")]
+        out, err = _run_on_device(device.port, "for m in %r:\n    __import__(m)\nprint('imported', %d)" % (modules, len(modules)))
+        assert err == ""
+        assert "imported %d" % len(modules) in out
+
+        # 3. UCI over the serial line, as a person would talk to the board
+        out, err = _run_on_device(
+            device.port, "from firmware import uci\nuci.main()",
+            stdin=b"uci\nisready\nposition startpos moves e2e4 c7c5\ngo perft 3\nquit\n",
+        )
+        assert err == ""
+        assert "uciok" in out and "readyok" in out
+        expected = _perft_divide(["e2e4", "c7c5"], 3)
+        got = {}
+        for line in out.splitlines():
+            head, _, tail = line.partition(": ")
+            if len(head) in (4, 5) and tail.strip().isdigit():
+                got[head] = int(tail)
+        assert got == expected
+        assert "Nodes searched: %d" % sum(expected.values()) in out
+
+        # 4. flashing again changes nothing and still verifies
+        log.clear()
+        flash.flash(BOARD, device.port, arch="x64", root=root, log=log.append)
+        assert "%d files up to date, 0 to copy" % len(build.files) in "\n".join(log)
+
+        # 5. --source replaces every .mpy by its .py (a left-over .mpy would be shadowed, a
+        #    left-over .py would shadow), and an edited module is copied again
+        with open(os.path.join(root, "firmware", "compat.py"), "a") as f:
+            f.write("\nFLASH_TEST_MARK = 1\n")
+        source_build, _ = flash.flash(BOARD, device.port, arch="x64", source=True, root=root, log=log.append)
+        assert _flash_tree(device.flash_dir) == _built_tree(source_build)
+        out, _ = _run_on_device(device.port, "import firmware.compat as c\nprint('mark', c.FLASH_TEST_MARK)")
+        assert "mark 1" in out
+
+        # 6. a build for another CPU is refused with the device's real CPU named
+        with pytest.raises(flash.FlashError, match="x64"):
+            flash.flash(BOARD, device.port, root=root, log=None)
+        assert device.error is None
+
+
+def test_emulator_soft_reset_and_ctrl_c(tmp_path):
+    mpremote = [sys.executable, "-m", "mpremote"]
+    with DeviceEmulator(str(tmp_path / "flash")) as device:
+        boots = device.boots
+        out = subprocess.run(mpremote + ["connect", device.port, "eval", "1+2"], capture_output=True, text=True, timeout=30)
+        assert out.stdout.strip() == "3"
+        assert device.boots > boots  # mpremote soft-resets the board; the emulator rebooted it
+        # a program that never ends is interrupted by the next mpremote's Ctrl-C
+        stuck = subprocess.Popen(mpremote + ["connect", device.port, "exec", "while True:\n    pass"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)
+        stuck.kill()
+        stuck.wait()
+        out = subprocess.run(mpremote + ["connect", device.port, "eval", "6*7"], capture_output=True, text=True, timeout=30)
+        assert out.stdout.strip() == "42"
+        assert device.error is None

