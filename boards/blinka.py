@@ -4,7 +4,8 @@ Adapters give Blinka's objects the small MicroPython-style API the io drivers us
 - BlinkaPin wraps digitalio.DigitalInOut: value() reads 0/1, value(x) drives;
 - BlinkaPWM wraps pwmio.PWMOut: freq(hz), duty_u16(x);
 - BlinkaNeoPixel wraps adafruit `neopixel.NeoPixel` (auto_write off): np[i] = rgb, write();
-- BlinkaI2C wraps busio.I2C: writeto(addr, buf) with the bus lock taken around it.
+- BlinkaI2C wraps busio.I2C: writeto(addr, buf) with the bus lock taken around it;
+- BlinkaSPI wraps busio.SPI: readinto(buf) (for a 74HC165 chain on hardware SPI).
 Pin ids in the config are names of `board` attributes ("D17", "SDA"). Blinka's modules are
 imported only inside the factory, so this file imports anywhere.
 """
@@ -61,6 +62,21 @@ class BlinkaI2C:
             self._i2c.unlock()
 
 
+class BlinkaSPI:
+    def __init__(self, spi, baudrate):
+        self._spi = spi
+        self._baudrate = baudrate
+
+    def readinto(self, buf):
+        while not self._spi.try_lock():
+            pass
+        try:
+            self._spi.configure(baudrate=self._baudrate, polarity=0, phase=0)
+            self._spi.readinto(buf)
+        finally:
+            self._spi.unlock()
+
+
 class BlinkaFactory:
     """The boards/config.py factory protocol on Blinka."""
 
@@ -96,6 +112,11 @@ class BlinkaFactory:
         import neopixel
 
         return BlinkaNeoPixel(neopixel.NeoPixel(self.board_pin(pin_id), count, auto_write=False))
+
+    def spi(self, bus_id, sck, miso, baudrate):
+        import busio
+
+        return BlinkaSPI(busio.SPI(self.board_pin(sck), MISO=self.board_pin(miso)), baudrate)
 
     def i2c(self, bus_id, scl, sda, freq_hz):
         import busio

@@ -12,6 +12,8 @@ MicroPython, names like "D17" on Blinka):
     factory.pwm(pin_id) -> object with freq(hz) and duty_u16(0..65535)
     factory.neopixel(pin_id, count) -> np[i] = (r, g, b); np.write()
     factory.i2c(bus_id, scl, sda, freq_hz) -> object with writeto(addr, buf)
+    factory.spi(bus_id, sck, miso, baudrate) -> object with readinto(buf), SPI mode 0
+        (only for a 74HC165 sensor with an "spi" entry)
     factory.sleep_us -> function(us), or None when no wait is needed
 
 CONFIG keys (see docs/io.md for the full table):
@@ -105,6 +107,10 @@ def validate(config):
     s = _section(config, "sensor")
     if s.get("kind") not in SENSOR_KINDS:
         _fail(config, "unknown sensor kind %r (known: %s)" % (s.get("kind"), ", ".join(SENSOR_KINDS)))
+    if s.get("kind") == "shift165" and s.get("spi") is not None:
+        spi = s["spi"]
+        if not isinstance(spi, dict) or spi.get("id") is None:
+            _fail(config, "sensor 'spi' must be a dict with the bus 'id' (and optional 'baudrate'), got %r" % (spi,))
     led = _section(config, "leds")
     if led.get("kind") not in LED_KINDS:
         _fail(config, "unknown LED kind %r (known: %s)" % (led.get("kind"), ", ".join(LED_KINDS)))
@@ -182,8 +188,14 @@ def build_hardware(config, factory):
     else:
         from firmware.io.shift165 import Shift165
 
-        sensors = Shift165(factory.pin(s["load"], "out", value=1), factory.pin(s["clock"], "out", value=0),
-                           factory.pin(s["data"], "in"), cell_map=s.get("cell_map"))
+        load = factory.pin(s["load"], "out", value=1)
+        spi = s.get("spi")
+        if spi is not None:  # hardware SPI clocks the chain: SCK = clock pin, MISO = data pin
+            bus = factory.spi(spi["id"], s["clock"], s["data"], spi.get("baudrate", 1000000))
+            sensors = Shift165(load, None, None, cell_map=s.get("cell_map"), spi=bus)
+        else:
+            sensors = Shift165(load, factory.pin(s["clock"], "out", value=0), factory.pin(s["data"], "in"),
+                               cell_map=s.get("cell_map"))
     led = config["leds"]
     if led["kind"] == "matrix":
         from firmware.io.leds_matrix import LedMatrix

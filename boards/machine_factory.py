@@ -27,6 +27,10 @@ class MachineFactory:
 
         return neopixel.NeoPixel(self._machine.Pin(pin_id, self._machine.Pin.OUT), count)
 
+    def spi(self, bus_id, sck, miso, baudrate):
+        Pin = self._machine.Pin
+        return self._machine.SPI(bus_id, baudrate=baudrate, polarity=0, phase=0, sck=Pin(sck), miso=Pin(miso))
+
     def i2c(self, bus_id, scl, sda, freq_hz):
         Pin = self._machine.Pin
         return self._machine.I2C(bus_id, scl=Pin(scl), sda=Pin(sda), freq=freq_hz)

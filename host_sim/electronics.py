@@ -156,6 +156,10 @@ class VirtualBoardElectronics:
         self.pins[pin.id] = pin
         return pin
 
+    def attach_spi(self, spi):
+        self.spi = spi
+        return spi
+
     def attach_pwm(self, pin_id, pwm):
         self.pwms[pin_id] = pwm
         return pwm

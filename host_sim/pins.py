@@ -224,3 +224,29 @@ class FakePinFactory:
 
     def i2c(self, bus_id, scl, sda, freq_hz):
         return self.electronics.i2c
+
+    def spi(self, bus_id, sck, miso, baudrate):
+        return self.electronics.attach_spi(FakeSPI(self.electronics, sck, miso))
+
+
+class FakeSPI:
+    """SPI mode 0 master reading a device through the electronics: per bit, sample MISO,
+    then a rising and a falling SCK edge. `reads` counts readinto() calls."""
+
+    def __init__(self, electronics, sck, miso):
+        self.electronics = electronics
+        self.sck = sck
+        self.miso = miso
+        self.reads = 0
+        electronics.write_level(sck, 0)
+
+    def readinto(self, buf):
+        e = self.electronics
+        for i in range(len(buf)):
+            v = 0
+            for bit in range(7, -1, -1):
+                v |= e.read_level(self.miso) << bit
+                e.write_level(self.sck, 1)
+                e.write_level(self.sck, 0)
+            buf[i] = v
+        self.reads += 1

@@ -161,3 +161,22 @@ def test_cell_map_examples():
 def test_bad_cell_maps_fail_clearly(spec, msg):
     with pytest.raises(CellMapError, match=msg):
         make_cell_map(spec)
+
+
+def test_shift165_over_hardware_spi_reads_the_same():
+    cfg = _with(ESP32, spi={"id": 2, "baudrate": 2000000}, cell_map="rot180")
+    elec, hw = build_simulated(cfg)
+    cells = [0, 7, 8, 33, 62, 63]
+    for c in cells:
+        elec.set_cell(c, True)
+    bitmap = bytearray(8)
+    hw.sensors.scan_into(bitmap)
+    assert bitmap == _bitmap(cells)
+    assert elec.spi.reads == 1 and ESP32["sensor"]["clock"] not in elec.pins  # SCK belongs to SPI
+
+
+def test_bad_spi_entry_fails_clearly():
+    from boards.config import BoardConfigError, validate
+
+    with pytest.raises(BoardConfigError, match="'spi' must be a dict with the bus 'id'"):
+        validate(_with(ESP32, spi=2))
