@@ -76,7 +76,8 @@ def pin_roles(config):
         used += [(p, "led col %d" % i, "out") for i, p in enumerate(_pin_list(config, led, "cols", "leds", 8))]
     elif led.get("kind") == "edge":
         used += [(p, "rank led %d" % (i + 1), "out") for i, p in enumerate(_pin_list(config, led, "ranks", "leds", 8))]
-        used += [(p, "file led %s" % "abcdefgh"[i], "out") for i, p in enumerate(_pin_list(config, led, "files", "leds", 8))]
+        files = _pin_list(config, led, "files", "leds", 8)
+        used += [(p, "file led %s" % "abcdefgh"[i], "out") for i, p in enumerate(files)]
     elif led.get("kind") == "neopixel":
         if led.get("pin") is None:
             _fail(config, "neopixel leds need a 'pin'")
@@ -123,7 +124,8 @@ def validate(config):
             _fail(config, "missing required button %r (required: %s)" % (name, ", ".join(REQUIRED)))
     for key in NUMBERS:
         v = config.get(key)
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0 or (v == 0 and key not in ("settle_us", "debounce_ms")):
+        zero_ok = key in ("settle_us", "debounce_ms")
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0 or (v == 0 and not zero_ok):
             _fail(config, "'%s' must be a positive int, got %r" % (key, v))
     if config["long_press_ms"] <= config["button_debounce_ms"]:
         _fail(config, "long_press_ms must be longer than button_debounce_ms")
@@ -144,7 +146,8 @@ def validate(config):
             _fail(config, "pin %r (%s) is not a usable pin on this board" % (pin, role))
         if direction != "in" and pin in input_only:
             _fail(config, "pin %r (%s) is input-only and cannot drive an output or bus" % (pin, role))
-        if direction == "in" and pin in input_only and pin not in pullups and (role.startswith("button") or role.startswith("sensor col")):
+        needs_pullup = role.startswith(("button", "sensor col"))
+        if direction == "in" and pin in input_only and pin not in pullups and needs_pullup:
             _fail(config, "pin %r (%s) has no internal pull-up: add a resistor and list it in external_pullups"
                   % (pin, role))
     return config

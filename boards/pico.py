@@ -20,7 +20,7 @@ CONFIG = {
     "stable_ms": 300,
     "button_debounce_ms": 20,
     "long_press_ms": 800,
-    "valid_pins": list(range(0, 23)) + [26, 27, 28],
+    "valid_pins": list(range(23)) + [26, 27, 28],
 }
 
 

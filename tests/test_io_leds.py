@@ -31,7 +31,7 @@ def test_matrix_drives_one_row_with_the_right_columns():
 def test_matrix_blinks_in_phase():
     elec, hw = build_simulated(S3)
     hw.leds.show({0: BLINK_SLOW, 1: BLINK_FAST})
-    for t in range(0, 8):
+    for t in range(8):
         hw.leds.update(t)  # t < 128: both in the lit half
     assert elec.led_cells() == {0: 1, 1: 1}
     for t in range(200, 208):
