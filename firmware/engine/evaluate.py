@@ -1,0 +1,338 @@
+"""Static evaluation: `evaluate(position) -> centipawns` from the side to move's view.
+
+Tapered between middlegame and endgame by the phase (knights and bishops 1, rooks 2, queens
+4; 24 at the start, 0 in a pawn ending):
+
+    score = (mg * phase + eg * (24 - phase)) // 24
+
+Terms (all numbers in tunables.py):
+- material + piece-square tables: read from the incremental `score_mg`/`score_eg` that
+  make/unmake keep (init() installs the tables once);
+- pawn structure: doubled, isolated, backward; passed pawns by rank, halved when blocked,
+  more when protected, king distances to the stop square, unstoppable passers (square rule)
+  when the defender has only pawns;
+- bishop pair; rooks on open/half-open files and on the 7th rank;
+- light mobility (knights, bishops, rooks: squares not occupied by own pieces);
+- king safety (middlegame part only): missing shield pawns, open files at the king, and
+  enemy pieces within two squares of it (units by kind, penalty growing with their square);
+- endgame knowledge in endgame.py: mating nets for KQK/KRK/KBNK and other bare-king
+  endings, draws for insufficient or typically drawn material (KBK, KNK, KNNK, wrong-bishop
+  rook pawn, a side without pawns that is less than a rook ahead);
+- a small tempo bonus for the side to move.
+
+One scan of the board collects the pawns of each file into per-file rank masks (bit r set
+when a pawn stands on rank r), so each pawn term is a few shifts. Scratch buffers are
+module-level and preallocated by init(): evaluate() allocates nothing. Scores are small ints
+within +-(KNOWN_WIN + 8000), far from the search's mate scores.
+"""
+from firmware.compat import const
+from firmware.engine import endgame
+from firmware.engine import tunables as T
+from firmware.engine.position import set_piece_square_tables
+from firmware.engine.constants import SQUARES
+
+_PHASE_TOTAL = const(24)
+_NONE = const(32767)  # endgame.special(): "no special knowledge, evaluate normally"
+
+# Per-file pawn rank masks, index file + 1 (0 and 9 stay empty so f-1 and f+1 always exist).
+_WPM = bytearray(10)
+_BPM = bytearray(10)
+# Occupied squares found by the scan (at most 32).
+_OCC = bytearray(32)
+# Chebyshev distance between two 0x88 squares, by `a - b + 119`.
+DIST = bytearray(239)
+
+_ready = False
+
+
+def init():
+    """Install the piece-square tables in position.py and fill the distance table.
+    Idempotent; the Searcher calls it. Positions created before must be rehash()ed."""
+    global _ready
+    if _ready:
+        return
+    mg_by_kind = [None] * 7
+    eg_by_kind = [None] * 7
+    for kind in range(1, 7):
+        mg = []
+        eg = []
+        for sq64 in range(64):
+            rank, file = sq64 >> 3, sq64 & 7
+            diagram = (7 - rank) * 8 + file  # tables are written rank 8 first
+            mg.append(T.MATERIAL_MG[kind] + T.PST_MG_BY_KIND[kind][diagram])
+            eg.append(T.MATERIAL_EG[kind] + T.PST_EG_BY_KIND[kind][diagram])
+        mg_by_kind[kind] = mg
+        eg_by_kind[kind] = eg
+    set_piece_square_tables(mg_by_kind, eg_by_kind)
+    for df in range(-7, 8):
+        for dr in range(-7, 8):
+            DIST[dr * 16 + df + 119] = max(abs(df), abs(dr))
+    endgame.init()
+    _ready = True
+
+
+def evaluate(position):
+    """Centipawns from the side to move's point of view (positive: good for the mover)."""
+    c = position.counts
+    pw = c[1]
+    pb = c[9]
+    phase = c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13])
+    if phase > _PHASE_TOTAL:
+        phase = _PHASE_TOTAL
+    if not pw or not pb or phase <= 2:
+        s = endgame.special(position)
+        if s != _NONE:
+            return s if position.stm == 0 else -s
+    mg = position.score_mg
+    eg = position.score_eg
+    if c[3] >= 2:
+        mg += T.BISHOP_PAIR_MG
+        eg += T.BISHOP_PAIR_EG
+    if c[11] >= 2:
+        mg -= T.BISHOP_PAIR_MG
+        eg -= T.BISHOP_PAIR_EG
+
+    b = position.board
+    wpm = _WPM
+    bpm = _BPM
+    occ = _OCC
+    dist = DIST
+    n = 0
+    for sq in SQUARES:
+        p = b[sq]
+        if p:
+            occ[n] = sq
+            n += 1
+            if p == 1:
+                wpm[(sq & 7) + 1] |= 1 << (sq >> 4)
+            elif p == 9:
+                bpm[(sq & 7) + 1] |= 1 << (sq >> 4)
+    wk = position.kings[0]
+    bk = position.kings[8]
+    w_units = 0  # attack units against the white king
+    b_units = 0
+    w_pieces = c[2] + c[3] + c[4] + c[5]
+    b_pieces = c[10] + c[11] + c[12] + c[13]
+    i = 0
+    while i < n:
+        sq = occ[i]
+        i += 1
+        p = b[sq]
+        kind = p & 7
+        f = sq & 7
+        r = sq >> 4
+        if kind == 1:
+            fi = f + 1
+            if p == 1:  # white pawn
+                if wpm[fi] >> (r + 1):
+                    mg -= T.DOUBLED_MG
+                    eg -= T.DOUBLED_EG
+                elif not ((bpm[fi - 1] | bpm[fi] | bpm[fi + 1]) >> (r + 1)):
+                    stop = sq + 16
+                    bm = T.PASSED_MG[r]
+                    be = T.PASSED_EG[r]
+                    if b[stop]:
+                        bm //= T.PASSED_BLOCKED_DIV
+                        be //= T.PASSED_BLOCKED_DIV
+                    if (not (sq - 15) & 0x88 and b[sq - 15] == 1) or (not (sq - 17) & 0x88 and b[sq - 17] == 1):
+                        be += T.PASSED_PROTECTED_EG * r // 2
+                    be += (dist[stop - bk + 119] - dist[stop - wk + 119]) * T.PASSED_KING_DIST_EG * r // 4
+                    if not b_pieces:
+                        moves = 7 - r - (r == 1)
+                        kd = dist[(112 | f) - bk + 119] - (position.stm == 8)
+                        if kd > moves:
+                            be += T.UNSTOPPABLE
+                    mg += bm
+                    eg += be
+                adj = wpm[fi - 1] | wpm[fi + 1]
+                if not adj:
+                    mg -= T.ISOLATED_MG
+                    eg -= T.ISOLATED_EG
+                elif not (adj & ((2 << r) - 1)) and (bpm[fi - 1] | bpm[fi + 1]) & (1 << (r + 2)):
+                    mg -= T.BACKWARD_MG
+                    eg -= T.BACKWARD_EG
+            else:  # black pawn
+                if bpm[fi] & ((1 << r) - 1):
+                    mg += T.DOUBLED_MG
+                    eg += T.DOUBLED_EG
+                elif not ((wpm[fi - 1] | wpm[fi] | wpm[fi + 1]) & ((1 << r) - 1)):
+                    stop = sq - 16
+                    rr = 7 - r
+                    bm = T.PASSED_MG[rr]
+                    be = T.PASSED_EG[rr]
+                    if b[stop]:
+                        bm //= T.PASSED_BLOCKED_DIV
+                        be //= T.PASSED_BLOCKED_DIV
+                    if (not (sq + 15) & 0x88 and b[sq + 15] == 9) or (not (sq + 17) & 0x88 and b[sq + 17] == 9):
+                        be += T.PASSED_PROTECTED_EG * rr // 2
+                    be += (dist[stop - wk + 119] - dist[stop - bk + 119]) * T.PASSED_KING_DIST_EG * rr // 4
+                    if not w_pieces:
+                        moves = 7 - rr - (rr == 1)
+                        kd = dist[f - wk + 119] - (position.stm == 0)
+                        if kd > moves:
+                            be += T.UNSTOPPABLE
+                    mg -= bm
+                    eg -= be
+                adj = bpm[fi - 1] | bpm[fi + 1]
+                if not adj:
+                    mg += T.ISOLATED_MG
+                    eg += T.ISOLATED_EG
+                elif not (adj >> r) and r >= 2 and (wpm[fi - 1] | wpm[fi + 1]) & (1 << (r - 2)):
+                    mg += T.BACKWARD_MG
+                    eg += T.BACKWARD_EG
+        elif kind == 6:
+            continue
+        else:
+            white = p < 8
+            if white:
+                if dist[sq - bk + 119] <= 2:
+                    b_units += T.KING_ATTACK_UNITS[kind]
+                us = 0
+            else:
+                if dist[sq - wk + 119] <= 2:
+                    w_units += T.KING_ATTACK_UNITS[kind]
+                us = 8
+            if kind == 2:
+                mob = 0
+                for d in (33, 31, 18, 14, -14, -18, -31, -33):
+                    t = sq + d
+                    if not t & 0x88:
+                        q = b[t]
+                        if not q or (q & 8) != us:
+                            mob += 1
+                v = (mob - T.MOBILITY_BASE_N) * T.KNIGHT_MOBILITY
+                if white:
+                    mg += v
+                    eg += v
+                else:
+                    mg -= v
+                    eg -= v
+            elif kind == 3:
+                mob = 0
+                for d in (17, 15, -15, -17):
+                    t = sq + d
+                    while not t & 0x88:
+                        q = b[t]
+                        if q:
+                            if (q & 8) != us:
+                                mob += 1
+                            break
+                        mob += 1
+                        t += d
+                v = (mob - T.MOBILITY_BASE_B) * T.BISHOP_MOBILITY
+                if white:
+                    mg += v
+                    eg += v
+                else:
+                    mg -= v
+                    eg -= v
+            elif kind == 4:
+                mob = 0
+                for d in (16, 1, -1, -16):
+                    t = sq + d
+                    while not t & 0x88:
+                        q = b[t]
+                        if q:
+                            if (q & 8) != us:
+                                mob += 1
+                            break
+                        mob += 1
+                        t += d
+                vm = (mob - T.MOBILITY_BASE_R) * T.ROOK_MOBILITY_MG
+                ve = (mob - T.MOBILITY_BASE_R) * T.ROOK_MOBILITY_EG
+                fi = f + 1
+                if white:
+                    if not wpm[fi]:
+                        if not bpm[fi]:
+                            vm += T.ROOK_OPEN_MG
+                            ve += T.ROOK_OPEN_EG
+                        else:
+                            vm += T.ROOK_HALF_OPEN_MG
+                            ve += T.ROOK_HALF_OPEN_EG
+                    if r == 6 and (bk >> 4 == 7 or _any_rank(bpm, 6)):
+                        vm += T.ROOK_SEVENTH_MG
+                        ve += T.ROOK_SEVENTH_EG
+                    mg += vm
+                    eg += ve
+                else:
+                    if not bpm[fi]:
+                        if not wpm[fi]:
+                            vm += T.ROOK_OPEN_MG
+                            ve += T.ROOK_OPEN_EG
+                        else:
+                            vm += T.ROOK_HALF_OPEN_MG
+                            ve += T.ROOK_HALF_OPEN_EG
+                    if r == 1 and (wk >> 4 == 0 or _any_rank(wpm, 1)):
+                        vm += T.ROOK_SEVENTH_MG
+                        ve += T.ROOK_SEVENTH_EG
+                    mg -= vm
+                    eg -= ve
+
+    # King safety (middlegame only: the taper fades it out as pieces come off).
+    if phase > 6:
+        mg -= _king_shelter(wpm, wk, 0) - _king_shelter(bpm, bk, 8)
+        if w_units:
+            if w_units > 16:
+                w_units = 16
+            pen = T.KING_ATTACK_PENALTY[w_units]
+            mg -= pen if c[13] else pen >> 1
+        if b_units:
+            if b_units > 16:
+                b_units = 16
+            pen = T.KING_ATTACK_PENALTY[b_units]
+            mg += pen if c[5] else pen >> 1
+
+    # Clear the pawn masks for the next call (cheaper than clearing all 20 bytes).
+    for f in range(10):
+        wpm[f] = 0
+        bpm[f] = 0
+
+    score = (mg * phase + eg * (_PHASE_TOTAL - phase)) // _PHASE_TOTAL
+    # A side without pawns that is not clearly ahead in pieces rarely wins.
+    if score > 0 and not pw:
+        if _piece_value(c, 0) - _piece_value(c, 8) < 400:
+            score //= T.NO_PAWN_DRAW_DIV
+    elif score < 0 and not pb:
+        if _piece_value(c, 8) - _piece_value(c, 0) < 400:
+            score = -((-score) // T.NO_PAWN_DRAW_DIV)
+    if position.stm:
+        return T.TEMPO - score
+    return score + T.TEMPO
+
+
+def _any_rank(masks, rank):
+    bit = 1 << rank
+    for f in range(1, 9):
+        if masks[f] & bit:
+            return True
+    return False
+
+
+def _piece_value(c, colour):
+    return 320 * (c[colour | 2] + c[colour | 3]) + 500 * c[colour | 4] + 950 * c[colour | 5]
+
+
+def _king_shelter(masks, ksq, colour):
+    """Penalty (positive = bad for that king) for missing shield pawns and open files."""
+    f = ksq & 7
+    r = ksq >> 4
+    if colour == 0:
+        if r > 2:
+            return 0
+        shield = (1 << (r + 1)) | (1 << (r + 2))
+    else:
+        if r < 5:
+            return 0
+        shield = (1 << (r - 1)) | (1 << (r - 2))
+    pen = 0
+    lo = f - 1 if f > 0 else 0
+    hi = f + 1 if f < 7 else 7
+    ff = lo
+    while ff <= hi:
+        m = masks[ff + 1]
+        if not m:
+            pen += T.KING_OPEN_FILE + T.SHIELD_MISSING
+        elif not (m & shield):
+            pen += T.SHIELD_MISSING
+        ff += 1
+    return pen

@@ -1,0 +1,895 @@
+"""The search: iterative deepening PVS alpha-beta with a quiescence search.
+
+    searcher = Searcher(tt_entries=4096, poll_nodes=256)
+    for info in searcher.iterate(position, Limits(movetime_ms=1000), poll=None):
+        print(info.depth, info.score_cp, info.mate_in, info.nodes, info.pv)
+    result = searcher.search(position, Limits(depth=6))      # runs iterate() to the end
+    result.best_move, result.ponder_move, result.score, result.depth, result.nodes
+
+Contracts
+- Every table (transposition table, eval cache, killers, history, move stack, PV) is
+  allocated in the constructor; a search allocates nothing (proved under MicroPython's
+  heap_lock by tests/test_search_mpy.py). The Info object yielded is reused: copy what you
+  need before the next step; `info.pv` builds a new list when read.
+- The position is left exactly as it was (make/unmake only; its score_mg/score_eg are
+  recomputed once with rehash() so they use the evaluation's piece-square tables).
+- `poll(searcher)` is called every `poll_nodes` nodes; returning True stops the search at
+  once. `stop()` (e.g. from inside poll) does the same; `ponderhit()` turns a ponder search
+  into a timed one, the clock starting then. `clock_ms()` is the only clock read.
+- Once a search has started it always ends with a legal move (if there is one): the best
+  move of the last finished iteration, or of the current one if it already found a better
+  one, or the first root move in ordering when stopped during depth 1.
+- Scores are centipawns from the side to move's view; |score| >= MATE_BOUND is a mate:
+  MATE - plies for the side giving mate. Draws (repetition within the search or against
+  the game history, 50-move rule, insufficient material) score 0.
+- Same limits and position -> same result and node count on CPython and MicroPython
+  (no dependence on dict order or floats), unless a time limit or poll stops the search.
+
+Features: aspiration windows, transposition table (tt.py), check extension, mate-distance
+pruning, reverse futility and null-move pruning (not with king and pawns only), futility and
+late-move pruning of quiet moves at depth 1-3, late-move reductions, killer and history
+ordering, quiescence search with MVV-LVA, delta pruning and a cheap exchange test (a capture
+by a more valuable piece of a defended piece is skipped), check evasions in quiescence so
+mates at the horizon are seen. Numbers live in tunables.py.
+"""
+from array import array
+
+from firmware.compat import const, ticks_diff, ticks_ms
+from firmware.engine import tunables as T
+from firmware.engine.evaluate import evaluate
+from firmware.engine.evaluate import init as _init_eval
+from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F401  (Limits is part of this API)
+from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS
+from firmware.engine.tt import TranspositionTable
+
+MATE = const(30000)
+MATE_BOUND = const(29000)  # |score| >= MATE_BOUND: a forced mate
+INF = const(32000)
+MAX_PLY = const(64)
+MAX_DEPTH = const(60)
+PV_PLY = const(32)
+MOVE_STACK = const(3072)  # moves of all plies on the current path (each ply <= 218)
+_TT_MOVE = const(1 << 29)
+_CAPTURE = const(1 << 26)
+_BAD_CAPTURE = const(1 << 24)  # below killers
+_KILLER1 = const((1 << 25) + 2)
+_KILLER2 = const((1 << 25) + 1)
+_QUIET_MASK = const(0x7FFFF)
+_EXACT = const(3)
+_LOWER = const(2)
+_UPPER = const(1)
+_ECACHE_MAX = const(4096)
+
+ORDER_VALUE = T.ORDER_VALUE
+
+
+class SearchError(ValueError):
+    """Bad arguments to the searcher (sizes, limits)."""
+
+
+class Info:
+    """Progress of a search, reused between yields. score_cp is None for a mate score;
+    mate_in is then the number of moves to mate (negative: being mated), else None."""
+
+    def __init__(self, searcher):
+        self._searcher = searcher
+        self.depth = 0
+        self.seldepth = 0
+        self.score = 0
+        self.score_cp = 0
+        self.mate_in = None
+        self.nodes = 0
+        self.time_ms = 0
+        self.best_move = 0
+        self.pv_length = 0
+        self.bound = 0  # 0 exact, 1 upper (failed low), 2 lower (failed high)
+
+    @property
+    def nps(self):
+        t = self.time_ms if self.time_ms > 0 else 1
+        return self.nodes * 1000 // t
+
+    @property
+    def pv(self):
+        s = self._searcher
+        return [s.pv[i] for i in range(s.pv_len[0])]
+
+
+class Result:
+    """What a finished search returns (see Searcher.search)."""
+
+    def __init__(self, best_move, ponder_move, score, depth, nodes, time_ms=0, mate_in=None):
+        self.best_move = best_move
+        self.ponder_move = ponder_move
+        self.score = score
+        self.depth = depth
+        self.nodes = nodes
+        self.time_ms = time_ms
+        self.mate_in = mate_in
+
+    def __repr__(self):
+        return "Result(best_move=%d, ponder_move=%d, score=%d, depth=%d, nodes=%d)" % (
+            self.best_move, self.ponder_move, self.score, self.depth, self.nodes)
+
+
+def mate_in_moves(score):
+    """Moves to mate for a mate score (negative when the side to move is mated), else None."""
+    if score >= MATE_BOUND:
+        return (MATE - score + 1) // 2
+    if score <= -MATE_BOUND:
+        return -((MATE + score) // 2)
+    return None
+
+
+class Searcher:
+    """See the module docstring. `tt_entries`: transposition table slots (10 bytes each);
+    `poll_nodes`: nodes between calls of poll and clock checks; `clock_ms`: zero-argument
+    callable returning milliseconds (default compat.ticks_ms); `seed`: mixes into the
+    evaluation noise of fun levels (set_noise)."""
+
+    def __init__(self, tt_entries=4096, poll_nodes=256, clock_ms=None, seed=0):
+        if not isinstance(poll_nodes, int) or poll_nodes < 1:
+            raise SearchError("poll_nodes must be a positive int, got %r" % (poll_nodes,))
+        _init_eval()
+        self.tt = TranspositionTable(tt_entries)
+        ec = 256
+        while ec * 2 <= self.tt.size // 2 and ec < _ECACHE_MAX:
+            ec *= 2
+        self.ec_mask = ec - 1
+        self.ec_key = array("i", bytes(4 * ec))
+        self.ec_val = array("h", bytes(2 * ec))
+        self.poll_nodes = poll_nodes
+        self.clock_ms = clock_ms if clock_ms is not None else ticks_ms
+        self.seed = seed
+        self.noise_cp = 0
+        self.noise_seed = 0
+        self.moves = array("i", bytes(4 * MOVE_STACK))
+        self.mscore = array("i", bytes(4 * MOVE_STACK))
+        self.sp = 0
+        self.killers = array("i", bytes(4 * 2 * MAX_PLY))
+        self.history = array("i", bytes(4 * 16 * 128))
+        self.pv = array("i", bytes(4 * PV_PLY * PV_PLY))
+        self.pv_len = bytearray(PV_PLY + 1)
+        self.root_moves = array("i", bytes(4 * 256))
+        self.root_nodes = array("i", bytes(4 * 256))
+        self.root_count = 0
+        self.root_best = 0
+        self.root_best_score = 0
+        self.evade = bytearray(128)  # scratch for _filter_evasions, all zero between calls
+        self.info = Info(self)
+        self.pos = None
+        self.poll = None
+        self.nodes = 0
+        self.next_check = 0
+        self.node_limit = 0
+        self.stopped = False
+        self.pondering = False
+        self.limits = None
+        self.start_ms = 0
+        self.soft_ms = 0
+        self.hard_ms = 0
+        self.seldepth = 0
+        self.best_move = 0
+        self.ponder_move = 0
+        self.best_score = 0
+        self.done_depth = 0
+
+    # ---- control ------------------------------------------------------------------------
+    def stop(self):
+        """Ask the running search to stop as soon as possible (safe to call from poll)."""
+        self.stopped = True
+
+    def ponderhit(self):
+        """The opponent played the expected move: the ponder search becomes a normal one
+        with the clock of its Limits, counted from now."""
+        if self.pondering:
+            self.pondering = False
+            self.start_ms = self.clock_ms()
+            self.soft_ms, self.hard_ms = budget(self.limits, self.pos.stm)
+
+    def set_noise(self, noise_cp, seed=None):
+        """Fun levels: add a pseudo-random +-noise_cp to every evaluation (the same for the
+        same position and seed, so the search stays consistent). 0 turns it off."""
+        self.noise_cp = noise_cp if noise_cp > 0 else 0
+        self.noise_seed = (self.seed if seed is None else seed) * 7919 & 0x3FFFFFFF
+        self.clear_eval_cache()
+
+    def clear_eval_cache(self):
+        for i in range(self.ec_mask + 1):
+            self.ec_key[i] = 0
+
+    def new_game(self):
+        """Forget everything learnt (TT, history, eval cache)."""
+        self.tt.clear()
+        self.clear_eval_cache()
+        for i in range(16 * 128):
+            self.history[i] = 0
+
+    def elapsed_ms(self):
+        return ticks_diff(self.clock_ms(), self.start_ms)
+
+    def _check(self):
+        """Every poll_nodes nodes: node budget, poll callback, hard time limit."""
+        nxt = self.nodes + self.poll_nodes
+        limit = self.node_limit
+        if limit:
+            if self.nodes >= limit:
+                self.stopped = True
+                return
+            if nxt > limit:
+                nxt = limit
+        self.next_check = nxt
+        poll = self.poll
+        if poll is not None and poll(self):
+            self.stopped = True
+            return
+        if self.hard_ms and not self.pondering:
+            if ticks_diff(self.clock_ms(), self.start_ms) >= self.hard_ms:
+                self.stopped = True
+
+    # ---- public search ------------------------------------------------------------------
+    def search(self, position, limits, poll=None):
+        """Run iterate() to the end; return a Result (best_move is 0 only when there is no
+        legal move; then score is -MATE if checkmated, else 0)."""
+        for _ in self.iterate(position, limits, poll):
+            pass
+        return Result(self.best_move, self.ponder_move, self.best_score, self.done_depth, self.nodes,
+                      self.elapsed_ms(), mate_in_moves(self.best_score))
+
+    def iterate(self, position, limits, poll=None):
+        """Set up a search and return a generator that yields the shared Info after each
+        finished depth (see the module docstring). All allocation happens here, before the
+        first step; stepping the generator allocates nothing. When it ends, best_move,
+        ponder_move, best_score and done_depth hold the answer."""
+        if not isinstance(limits, Limits):
+            raise SearchError("limits must be a Limits, got %r" % (limits,))
+        self.pos = position
+        self.limits = limits
+        self.poll = poll
+        self.stopped = False
+        self.pondering = limits.ponder
+        self.start_ms = self.clock_ms()
+        self.soft_ms, self.hard_ms = budget(limits, position.stm)
+        self.nodes = 0
+        self.seldepth = 0
+        self.node_limit = limits.nodes
+        self.next_check = self.poll_nodes
+        if self.node_limit and self.node_limit < self.next_check:
+            self.next_check = self.node_limit
+        self.sp = 0
+        self.tt.new_search()
+        position.rehash()  # scores with the evaluation's tables
+        hist = self.history
+        for i in range(16 * 128):
+            hist[i] >>= 3
+        killers = self.killers
+        for i in range(2 * MAX_PLY):
+            killers[i] = 0
+        info = self.info
+        info.depth = 0
+        info.seldepth = 0
+        info.score = 0
+        info.score_cp = 0
+        info.mate_in = None
+        info.nodes = 0
+        info.time_ms = 0
+        info.best_move = 0
+        info.bound = 0
+        self.pv_len[0] = 0
+        self.best_move = 0
+        self.ponder_move = 0
+        self.best_score = 0
+        self.done_depth = 0
+        n = self._root_moves()
+        if n == 0:
+            self.best_score = -MATE if position.in_check() else 0
+        return self._deepen(n)
+
+    def _deepen(self, n):
+        """The iterative deepening loop behind iterate()."""
+        if n == 0:
+            return
+        limits = self.limits
+        info = self.info
+        poll = self.poll
+        max_depth = limits.depth if limits.depth else MAX_DEPTH
+        if limits.mate and (not limits.depth or 2 * limits.mate < max_depth):
+            max_depth = 2 * limits.mate
+        if max_depth > MAX_DEPTH:
+            max_depth = MAX_DEPTH
+        best_move = self.root_moves[0]
+        self.best_move = best_move
+        best_score = 0
+        timed = not limits.infinite and not limits.depth and not limits.nodes and not limits.mate
+        depth = 1
+        while depth <= max_depth:
+            alpha = -INF
+            beta = INF
+            delta = T.ASPIRATION
+            if depth >= 4 and best_score > -MATE_BOUND and best_score < MATE_BOUND:
+                alpha = best_score - delta
+                beta = best_score + delta
+            self.root_best = 0
+            while True:
+                score = self._root(alpha, beta, depth)
+                if self.stopped:
+                    break
+                if score <= alpha:
+                    alpha = score - delta
+                    if alpha < -INF or delta > 500:
+                        alpha = -INF
+                    delta *= 4
+                elif score >= beta:
+                    beta = score + delta
+                    if beta > INF or delta > 500:
+                        beta = INF
+                    delta *= 4
+                else:
+                    break
+            if self.stopped:
+                if self.root_best:
+                    best_move = self.root_best  # beat the old best during this depth
+                    best_score = self.root_best_score
+                    self.best_move = best_move
+                    self.best_score = best_score
+                break
+            best_move = self.root_moves[0]
+            best_score = score
+            self.best_move = best_move
+            self.best_score = score
+            self.done_depth = depth
+            self.ponder_move = self.pv[1] if self.pv_len[0] > 1 and self.pv[0] == best_move else 0
+            info.depth = depth
+            info.seldepth = self.seldepth
+            info.score = score
+            info.mate_in = mate_in_moves(score)
+            info.score_cp = None if info.mate_in is not None else score
+            info.nodes = self.nodes
+            info.time_ms = ticks_diff(self.clock_ms(), self.start_ms)
+            info.best_move = best_move
+            yield info
+            if self.stopped:
+                break
+            if limits.mate and info.mate_in is not None and 0 < info.mate_in <= limits.mate:
+                break
+            if not self.pondering and self.soft_ms:
+                if timed and n == 1:
+                    break  # the only move: no need to think
+                if info.time_ms * 100 >= self.soft_ms * SOFT_NEXT_PERCENT:
+                    break
+                if score >= MATE_BOUND and depth >= 2 * mate_in_moves(score) + 2:
+                    break
+            depth += 1
+        if self.ponder_move and self.pv[0] != self.best_move:
+            self.ponder_move = 0
+        # A ponder or infinite search must not answer before it is told to (only a poll
+        # function can tell it, so without one it ends at its depth limit).
+        if poll is not None:
+            while not self.stopped and (self.pondering or limits.infinite):
+                if poll(self):
+                    self.stopped = True
+
+    # ---- root ---------------------------------------------------------------------------
+    def _root_moves(self):
+        """Legal root moves into root_moves, ordered TT move, captures (MVV-LVA), quiet."""
+        pos = self.pos
+        moves = self.moves
+        end = pos.gen_moves(moves, 0)
+        check = pos.in_check()
+        n = 0
+        rm = self.root_moves
+        rn = self.root_nodes
+        b = pos.board
+        i = self.tt.probe(pos.hash_lo, pos.hash_hi)
+        tt_move = self.tt.data[i] & _QUIET_MASK if i >= 0 else 0
+        for k in range(end):
+            m = moves[k]
+            if pos.make_legal(m, check):
+                pos.unmake()
+                rm[n] = m
+                victim = b[(m >> 7) & 127]
+                if m == tt_move:
+                    rn[n] = _TT_MOVE
+                elif victim or (m >> 14) & 7 == 5:
+                    rn[n] = _CAPTURE + ORDER_VALUE[victim & 7] * 16 - (b[m & 127] & 7) + ((m >> 14) & 7) * 100
+                else:
+                    rn[n] = 0
+                n += 1
+        # insertion sort by the ordering score (stable, allocation-free)
+        for k in range(1, n):
+            m = rm[k]
+            s = rn[k]
+            j = k - 1
+            while j >= 0 and rn[j] < s:
+                rm[j + 1] = rm[j]
+                rn[j + 1] = rn[j]
+                j -= 1
+            rm[j + 1] = m
+            rn[j + 1] = s
+        self.root_count = n
+        return n
+
+    def _root(self, alpha, beta, depth):
+        pos = self.pos
+        rm = self.root_moves
+        rn = self.root_nodes
+        n = self.root_count
+        best = -INF
+        orig_alpha = alpha
+        pv = self.pv
+        pv_len = self.pv_len
+        for k in range(n):
+            m = rm[k]
+            pos.make(m)
+            chk = pos.in_check()
+            before = self.nodes
+            if k == 0:
+                s = -self._search(-beta, -alpha, depth - 1, 1, chk, True)
+            else:
+                s = -self._search(-alpha - 1, -alpha, depth - 1, 1, chk, True)
+                if s > alpha and s < beta and not self.stopped:
+                    s = -self._search(-beta, -alpha, depth - 1, 1, chk, True)
+            pos.unmake()
+            if self.stopped:
+                break
+            rn[k] = self.nodes - before
+            if s > best:
+                best = s
+            if s > alpha:
+                alpha = s
+                self.root_best = m
+                self.root_best_score = s
+                # PV: this move, then the child's line
+                pv[0] = m
+                cl = pv_len[1]
+                for j in range(cl):
+                    pv[1 + j] = pv[PV_PLY + j]
+                pv_len[0] = cl + 1
+                # move it to the front, keeping the others' order
+                j = k
+                while j > 0:
+                    rm[j] = rm[j - 1]
+                    rn[j] = rn[j - 1]
+                    j -= 1
+                rm[0] = m
+                if s >= beta:
+                    break
+        if not self.stopped:
+            bound = _LOWER if best >= beta else (_EXACT if best > orig_alpha else _UPPER)
+            self.tt.store(pos.hash_lo, pos.hash_hi, rm[0], bound, depth, best)
+        return best
+
+    # ---- check evasions ----------------------------------------------------------------
+    def _filter_evasions(self, start, end):
+        """In check: drop the generated moves in moves[start:end] that cannot answer it (a
+        non-king move must capture a single checker or block its line; e.p. is left to the
+        legality test). Returns the new end. Saves a make/attack test/unmake per dropped move."""
+        pos = self.pos
+        b = pos.board
+        stm = pos.stm
+        them = stm ^ 8
+        k = pos.kings[stm]
+        ev = self.evade
+        checkers = 0
+        first = 0
+        if stm == 0:
+            if not (k + 15) & 0x88 and b[k + 15] == 9:
+                checkers += 1
+                first = k + 15
+            if not (k + 17) & 0x88 and b[k + 17] == 9:
+                checkers += 1
+                first = k + 17
+        else:
+            if not (k - 15) & 0x88 and b[k - 15] == 1:
+                checkers += 1
+                first = k - 15
+            if not (k - 17) & 0x88 and b[k - 17] == 1:
+                checkers += 1
+                first = k - 17
+        knight = them | 2
+        for d in KNIGHT_STEPS:
+            t = k + d
+            if not t & 0x88 and b[t] == knight:
+                checkers += 1
+                first = t
+        line_dir = 0
+        for d in KING_STEPS:
+            t = k + d
+            while not t & 0x88:
+                p = b[t]
+                if p:
+                    if p & 8 == them:
+                        kind = p & 7
+                        if kind == 5 or (kind == 4 and (d == 16 or d == -16 or d == 1 or d == -1)) or (
+                            kind == 3 and (d == 17 or d == -17 or d == 15 or d == -15)
+                        ):
+                            checkers += 1
+                            first = t
+                            line_dir = d
+                    break
+                t += d
+        if checkers == 0:
+            return end
+        moves = self.moves
+        if checkers == 1:
+            ev[first] = 1
+            if line_dir:
+                t = k + line_dir
+                while t != first:
+                    ev[t] = 1
+                    t += line_dir
+        n = start
+        i = start
+        while i < end:
+            m = moves[i]
+            if (m & 127) == k or ev[(m >> 7) & 127] or (m >> 17) == 2:
+                moves[n] = m
+                n += 1
+            i += 1
+        if checkers == 1:
+            ev[first] = 0
+            if line_dir:
+                t = k + line_dir
+                while t != first:
+                    ev[t] = 0
+                    t += line_dir
+        return n
+
+    # ---- evaluation with cache and noise -------------------------------------------------
+    def _static(self):
+        pos = self.pos
+        lo = pos.hash_lo
+        hi = pos.hash_hi
+        j = lo & self.ec_mask
+        if self.ec_key[j] == hi:
+            return self.ec_val[j]
+        v = evaluate(pos)
+        noise = self.noise_cp
+        if noise:
+            v += (lo ^ self.noise_seed) % (2 * noise + 1) - noise
+        self.ec_key[j] = hi
+        self.ec_val[j] = v
+        return v
+
+    # ---- main search ----------------------------------------------------------------------
+    def _search(self, alpha, beta, depth, ply, in_check, null_ok):
+        if ply < PV_PLY:
+            self.pv_len[ply] = 0
+        if depth <= 0 and not in_check:
+            return self._qsearch(alpha, beta, ply, False)
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._check()
+        if self.stopped:
+            return 0
+        pos = self.pos
+        # draws: 50-move rule, repetition (one repeat is enough), bare minors
+        if pos.halfmove >= 100:
+            return 0
+        hl = pos.hist_lo
+        hh = pos.hist_hi
+        lo = pos.hash_lo
+        hi = pos.hash_hi
+        i = pos.ply - 4
+        stop = pos.ply - pos.halfmove
+        while i >= stop and i >= 0:
+            if hl[i] == lo and hh[i] == hi:
+                return 0
+            i -= 2
+        if i >= stop and len(pos.prior_lo):
+            j = len(pos.prior_lo) + i
+            while j >= 0 and i >= stop:
+                if pos.prior_lo[j] == lo and pos.prior_hi[j] == hi:
+                    return 0
+                j -= 2
+                i -= 2
+        c = pos.counts
+        if not (c[1] or c[9] or c[4] or c[12] or c[5] or c[13]) and c[2] + c[3] <= 1 and c[10] + c[11] <= 1:
+            return 0
+        # mate distance pruning
+        if alpha < -MATE + ply:
+            alpha = -MATE + ply
+        if beta > MATE - ply - 1:
+            beta = MATE - ply - 1
+        if alpha >= beta:
+            return alpha
+        if ply >= MAX_PLY - 2:
+            return self._static()
+        pvnode = beta - alpha > 1
+        # transposition table
+        tt = self.tt
+        tt_move = 0
+        slot = lo & tt.mask
+        keys = tt.keys
+        if keys[slot] != hi:
+            slot += 1
+            if keys[slot] != hi:
+                slot = -1
+        if slot >= 0:
+            d = tt.data[slot]
+            tt_move = d & _QUIET_MASK
+            if not pvnode and (d >> 21) & 63 >= depth:
+                s = tt.scores[slot]
+                if s >= MATE_BOUND:
+                    s -= ply
+                elif s <= -MATE_BOUND:
+                    s += ply
+                bound = (d >> 19) & 3
+                if bound == _EXACT or (bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha):
+                    return s
+        if in_check:
+            depth += 1
+            static = -INF
+        else:
+            static = self._static()
+            if not pvnode:
+                # reverse futility pruning: far above beta with little depth left
+                if depth <= T.RFP_MAX_DEPTH and static - T.RFP_MARGIN * depth >= beta and beta > -MATE_BOUND and beta < MATE_BOUND:
+                    return static
+                # null move (not with king and pawns only: zugzwang)
+                stm = pos.stm
+                if null_ok and depth >= T.NULL_MIN_DEPTH and static >= beta and (c[stm | 2] or c[stm | 3] or c[stm | 4] or c[stm | 5]):
+                    r = T.NULL_R + (depth >= 7)
+                    pos.make_null()
+                    s = -self._search(-beta, -beta + 1, depth - 1 - r, ply + 1, False, False)
+                    pos.unmake()
+                    if self.stopped:
+                        return 0
+                    if s >= beta:
+                        return beta if s >= MATE_BOUND else s
+        # generate and score moves
+        start = self.sp
+        if start + 256 > MOVE_STACK:
+            return static if static > -INF else 0
+        moves = self.moves
+        ms = self.mscore
+        end = pos.gen_moves(moves, start)
+        if in_check:
+            end = self._filter_evasions(start, end)
+        self.sp = end
+        b = pos.board
+        kil = self.killers
+        k1 = kil[2 * ply]
+        k2 = kil[2 * ply + 1]
+        hist = self.history
+        k = start
+        while k < end:
+            m = moves[k]
+            if m == tt_move:
+                ms[k] = _TT_MOVE
+            else:
+                victim = b[(m >> 7) & 127]
+                promo = (m >> 14) & 7
+                if victim:
+                    att = b[m & 127] & 7
+                    v = ORDER_VALUE[victim & 7]
+                    sc = v * 16 - att + promo * 100
+                    if ORDER_VALUE[att] > v + 50:
+                        ms[k] = _BAD_CAPTURE + sc
+                    else:
+                        ms[k] = _CAPTURE + sc
+                elif promo == 5:
+                    ms[k] = _CAPTURE + 8000
+                elif m >> 17 == 2:
+                    ms[k] = _CAPTURE + 1600 - 1
+                elif m == k1:
+                    ms[k] = _KILLER1
+                elif m == k2:
+                    ms[k] = _KILLER2
+                elif promo:
+                    ms[k] = -1  # underpromotions last
+                else:
+                    ms[k] = hist[b[m & 127] << 7 | (m >> 7) & 127]
+            k += 1
+        orig_alpha = alpha
+        best = -INF
+        best_move = 0
+        legal = 0
+        quiets = 0
+        prune_ok = not in_check and not pvnode and depth <= 3
+        fut = prune_ok and depth <= 2 and static + T.FUTILITY_MARGIN[depth] <= alpha
+        lmp = T.LMP_COUNT[depth] if prune_ok else 1000
+        k = start
+        while k < end:
+            # selection: bring the best remaining move to k
+            bi = k
+            bs = ms[k]
+            j = k + 1
+            while j < end:
+                if ms[j] > bs:
+                    bs = ms[j]
+                    bi = j
+                j += 1
+            m = moves[bi]
+            if bi != k:
+                moves[bi] = moves[k]
+                ms[bi] = ms[k]
+                moves[k] = m
+                ms[k] = bs
+            k += 1
+            quiet = not b[(m >> 7) & 127] and not (m >> 14) & 7 and (m >> 17) != 2
+            if quiet:
+                # futility / late-move pruning before making the move (cheap; quiet checks
+                # at these depths are left to the next iteration)
+                if legal and (fut or quiets >= lmp) and best > -MATE_BOUND and bs < _KILLER2:
+                    continue
+                quiets += 1
+            if not pos.make_legal(m, in_check):
+                continue
+            legal += 1
+            chk = pos.in_check()
+            new_depth = depth - 1
+            if legal == 1:
+                s = -self._search(-beta, -alpha, new_depth, ply + 1, chk, True)
+            else:
+                r = 0
+                if quiet and depth >= T.LMR_MIN_DEPTH and legal > T.LMR_FIRST and not in_check and not chk:
+                    r = 1
+                    if legal > 6:
+                        r += 1
+                    if depth >= 6 and legal > 12:
+                        r += 1
+                    if pvnode or bs >= _KILLER2:
+                        r -= 1
+                    if new_depth - r < 1:
+                        r = new_depth - 1 if new_depth > 1 else 0
+                s = -self._search(-alpha - 1, -alpha, new_depth - r, ply + 1, chk, True)
+                if s > alpha and r and not self.stopped:
+                    s = -self._search(-alpha - 1, -alpha, new_depth, ply + 1, chk, True)
+                if s > alpha and s < beta and pvnode and not self.stopped:
+                    s = -self._search(-beta, -alpha, new_depth, ply + 1, chk, True)
+            pos.unmake()
+            if self.stopped:
+                self.sp = start
+                return 0
+            if s > best:
+                best = s
+                if s > alpha:
+                    alpha = s
+                    best_move = m
+                    if ply < PV_PLY - 1:
+                        pv = self.pv
+                        pv_len = self.pv_len
+                        base = ply * PV_PLY
+                        pv[base] = m
+                        cl = pv_len[ply + 1]
+                        cb = base + PV_PLY
+                        j = 0
+                        while j < cl:
+                            pv[base + 1 + j] = pv[cb + j]
+                            j += 1
+                        pv_len[ply] = cl + 1
+                    if s >= beta:
+                        if quiet:
+                            if m != k1:
+                                kil[2 * ply + 1] = k1
+                                kil[2 * ply] = m
+                            hi_ = b[m & 127] << 7 | (m >> 7) & 127
+                            v = hist[hi_] + depth * depth
+                            if v > T.HISTORY_MAX:
+                                for j in range(16 * 128):
+                                    hist[j] >>= 1
+                                v >>= 1
+                            hist[hi_] = v
+                        break
+        self.sp = start
+        if not legal:
+            return -MATE + ply if in_check else 0
+        if best >= beta:
+            bound = _LOWER
+        elif best > orig_alpha:
+            bound = _EXACT
+        else:
+            bound = _UPPER
+        s = best
+        if s >= MATE_BOUND:
+            s += ply
+        elif s <= -MATE_BOUND:
+            s -= ply
+        tt.store(lo, hi, best_move, bound, depth, s)
+        return best
+
+    # ---- quiescence ---------------------------------------------------------------------
+    def _qsearch(self, alpha, beta, ply, in_check):
+        self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._check()
+        if self.stopped:
+            return 0
+        if ply > self.seldepth:
+            self.seldepth = ply
+        pos = self.pos
+        if ply >= MAX_PLY - 1:
+            return self._static()
+        start = self.sp
+        if start + 256 > MOVE_STACK:
+            return self._static()
+        moves = self.moves
+        ms = self.mscore
+        b = pos.board
+        if in_check:
+            best = -MATE + ply
+            end = self._filter_evasions(start, pos.gen_moves(moves, start))
+            stand = -INF
+        else:
+            # Lazy evaluation: material + piece-square tables only when that is already far
+            # outside the window (the positional terms rarely move a score this much).
+            c = pos.counts
+            phase = c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13])
+            if phase > 24:
+                phase = 24
+            cheap = (pos.score_mg * phase + pos.score_eg * (24 - phase)) // 24
+            if pos.stm:
+                cheap = -cheap
+            if c[1] and c[9] and (cheap - T.LAZY_MARGIN >= beta or cheap + T.LAZY_MARGIN <= alpha):
+                stand = cheap
+            else:
+                stand = self._static()
+            if stand >= beta:
+                return stand
+            if stand > alpha:
+                alpha = stand
+            best = stand
+            end = pos.gen_captures(moves, start)
+        self.sp = end
+        k = start
+        while k < end:
+            m = moves[k]
+            victim = b[(m >> 7) & 127]
+            promo = (m >> 14) & 7
+            if victim:
+                ms[k] = ORDER_VALUE[victim & 7] * 16 - (b[m & 127] & 7) + promo * 100
+            elif promo == 5:
+                ms[k] = 8000
+            elif m >> 17 == 2:
+                ms[k] = 1599
+            else:
+                ms[k] = -1 if promo else -2
+            k += 1
+        them = pos.stm ^ 8
+        k = start
+        while k < end:
+            bi = k
+            bs = ms[k]
+            j = k + 1
+            while j < end:
+                if ms[j] > bs:
+                    bs = ms[j]
+                    bi = j
+                j += 1
+            m = moves[bi]
+            if bi != k:
+                moves[bi] = moves[k]
+                ms[bi] = ms[k]
+                moves[k] = m
+                ms[k] = bs
+            k += 1
+            if not in_check:
+                promo = (m >> 14) & 7
+                if promo:
+                    if promo != 5:
+                        continue  # underpromotions: the main search finds the rare good ones
+                else:
+                    to = (m >> 7) & 127
+                    v = ORDER_VALUE[b[to] & 7] if m >> 17 != 2 else 100
+                    if stand + v + T.DELTA_MARGIN <= alpha:
+                        continue  # even winning the piece cannot reach alpha
+                    if ORDER_VALUE[b[m & 127] & 7] > v + 50 and pos.attacked(to, them):
+                        continue  # a bigger piece takes a defended one: likely losing
+            if not pos.make_legal(m, in_check):
+                continue
+            chk = pos.in_check()
+            s = -self._qsearch(-beta, -alpha, ply + 1, chk)
+            pos.unmake()
+            if self.stopped:
+                self.sp = start
+                return 0
+            if s > best:
+                best = s
+                if s > alpha:
+                    alpha = s
+                    if s >= beta:
+                        break
+        self.sp = start
+        return best
+
