@@ -164,6 +164,7 @@ class Searcher:
         self.node_limit = 0
         self.stopped = False
         self.pondering = False
+        self.waiting = False  # True while a finished ponder/infinite search waits for stop
         self.limits = None
         self.start_ms = 0
         self.soft_ms = 0
@@ -365,9 +366,11 @@ class Searcher:
         # A ponder or infinite search must not answer before it is told to (only a poll
         # function can tell it, so without one it ends at its depth limit).
         if poll is not None:
+            self.waiting = True
             while not self.stopped and (self.pondering or limits.infinite):
                 if poll(self):
                     self.stopped = True
+            self.waiting = False
 
     # ---- root ---------------------------------------------------------------------------
     def _root_moves(self):
