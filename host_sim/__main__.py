@@ -38,7 +38,10 @@ def make_parser():
     p.add_argument("--port", type=int, default=8000, help="web page port (default 8000, 0 = any free port)")
     p.add_argument("--board", default=None, help="board config to simulate (default pico; LED kind, buttons,"
                    " display and limits follow it): %s" % ", ".join(board_names()))
-    p.add_argument("--human", choices=("white", "black"), default=None, help="the colour you play (default white)")
+    p.add_argument("--human", choices=("white", "black", "both"), default=None,
+                   help="the colour you play (default white; both: two players, the computer referees)")
+    p.add_argument("--level", type=int, default=None, help="start on this level (1 = the first; default: the"
+                   " firmware's default level)")
     p.add_argument("--seed", type=int, default=None, help="random seed of the simulation (default 0)")
     p.add_argument("--replay", metavar="FILE", help="replay a sensor log first (its header gives board,"
                    " human and seed unless set here)")
@@ -50,7 +53,7 @@ def make_parser():
 
 
 def build(args, header=None):
-    """(table, settings used) from parsed args and an optional replay log header."""
+    """A Table on a fresh Simulator from parsed args and an optional replay log header."""
     from host_sim import Simulator
     from host_sim.replay import Recorder
     from host_sim.tui import Table
@@ -60,15 +63,27 @@ def build(args, header=None):
     human = args.human or header.get("human") or "white"
     seed = args.seed if args.seed is not None else int(header.get("seed", 0))
     config = load_board(board)
-    sim = Simulator(seed=seed, human=human, board=board)
+    kwargs = {}
+    level = args.level if args.level is not None else (int(header["level"]) if "level" in header else None)
+    if level is not None:
+        from firmware.engine.levels import LEVELS
+
+        if not 1 <= level <= len(LEVELS):
+            raise ValueError("level must be 1..%d, got %d" % (len(LEVELS), level))
+        kwargs["level"] = level - 1
+    sim = Simulator(seed=seed, human=human, board=board, **kwargs)
     recorder = None
     if args.record:
         try:
             stream = open(args.record, "w")
         except OSError as e:
             raise ValueError("cannot write %s: %s" % (args.record, e.strerror or e))
-        recorder = Recorder(stream, {"board": board, "human": human, "seed": seed, "source": "simulator"})
-    return Table(sim, config=config, recorder=recorder, human=human), {"board": board, "human": human, "seed": seed}
+        level_now = sim.state().get("level") if hasattr(sim, "state") else None
+        head = {"board": board, "human": human, "seed": seed, "source": "simulator"}
+        if level_now is not None:
+            head["level"] = level_now + 1
+        recorder = Recorder(stream, head)
+    return Table(sim, config=config, recorder=recorder, human=human)
 
 
 def run_replay(table, log, out):
@@ -98,7 +113,7 @@ def main(argv=None):
 
             log = SensorLog.load(args.replay)
             header = log.header
-        table, used = build(args, header)
+        table = build(args, header)
         if log is not None:
             run_replay(table, log, out)
         if args.web:

@@ -7,6 +7,7 @@ or by the firmware itself (firmware/controller/sensor_log.py, same format):
     # board: pico
     # human: white
     # seed: 0
+    # level: 5
     1200 lift e2
     1530 place e4
     9000 press hint
@@ -14,8 +15,8 @@ or by the firmware itself (firmware/controller/sensor_log.py, same format):
     9800 note the e4 pawn was pushed over from d3
 
 - Lines starting with `#` are comments; `# key: value` comments in the header (before the
-  first event) are settings: `board`, `human`, `seed` (used by `--replay` unless the command
-  line says otherwise) and any others (kept, ignored).
+  first event) are settings: `board`, `human`, `seed`, `level` (1 = the first level; used by
+  `--replay` unless the command line says otherwise) and any others (kept, ignored).
 - An event line is `<time_ms> <action> <argument>`: time in ms since the log started,
   never decreasing; actions `lift <square>` and `place <square>` (a reed switch opens /
   closes), `press <button>` (short press) and `hold <button>` (long press), `note <text>`
@@ -33,7 +34,7 @@ or by the firmware itself (firmware/controller/sensor_log.py, same format):
 VERSION = 1
 MAGIC = "# reedchess sensor log %d" % VERSION
 ACTIONS = ("lift", "place", "press", "hold", "note")
-HEADER_KEYS = ("board", "human", "seed")
+HEADER_KEYS = ("board", "human", "seed", "level")
 _FILES = "abcdefgh"
 
 
@@ -129,13 +130,14 @@ class SensorLog:
                 raise LogFormatError("line %d: time %d goes back before %d" % (n, ev.time_ms, last))
             last = ev.time_ms
             events.append(ev)
-        if "seed" in header:
-            try:
-                int(header["seed"])
-            except ValueError:
-                raise LogFormatError("header: seed %r is not a number" % header["seed"])
-        if header.get("human", "white") not in ("white", "black"):
-            raise LogFormatError("header: human must be white or black, got %r" % header["human"])
+        if header.get("human", "white") not in ("white", "black", "both"):
+            raise LogFormatError("header: human must be white, black or both, got %r" % header["human"])
+        for key in ("seed", "level"):
+            if key in header:
+                try:
+                    int(header[key])
+                except ValueError:
+                    raise LogFormatError("header: %s %r is not a number" % (key, header[key]))
         return cls(header, events)
 
     @classmethod

@@ -32,29 +32,29 @@ SETTLE_STEP_MS = 100
 SETTLE_MAX_MS = 10 * 60 * 1000
 LED_MARKS = {"on": "[]", "blink": "()", "blink_fast": "<>", "blink-fast": "<>"}
 BUTTON_HELP = {
-    "new": "new game (also: set up the start position on the board)",
-    "level": "level: press to step, see the display or the LED squares",
-    "takeback": "take back the last move (LEDs guide the pieces back)",
-    "hint": "show a suggested move on the LEDs",
-    "move": "computer moves now / switch sides; 'move now' while it thinks",
-    "ok": "confirm (promotion choice, menus)",
-    "setup": "setup / verify mode: light the differences",
-    "mode": "options menu",
+    "new": "new game (or set up the start position); hold: sides swapped",
+    "level": "level menu (level n lights square n: a1 = 1); hold: options",
+    "takeback": "take back a move, LEDs guide the pieces; hold: verify board",
+    "hint": "show a suggested move (blinking); hold: claim a draw",
+    "move": "computer moves now / switch sides; hold: two-player mode",
+    "ok": "confirm (menus, promotion choice)",
+    "setup": "verify the board: light the differences",
+    "mode": "two-player mode on/off; hold: options menu",
     "clock": "clock display",
 }
 
 COMMANDS = (
-    ("e2e4, e7e8n, Nf3", "make a move on the board: lift and place with a hand's timing"
-                         " (captures, castling and en passant move every piece involved)"),
+    ("e2e4, e7e8n, Nf3", "make a move: lift and place with a hand's timing"),
     ("do", "make the move the computer shows on its LEDs"),
-    ("lift e2 / place e4 [Q]", "one touch: take a piece off a square / put one on (default: the"
-                               " piece in your hand; a letter picks one, e.g. a captured piece)"),
-    ("<button>, hold <button>", "press a button short / long; this board: %s"),
+    ("lift e2", "take the piece off e2 (one reed switch opens)"),
+    ("place e4 [Q]", "put a piece on e4: the one in hand, or the named one"),
+    ("<button>", "press a button: %s"),
+    ("hold <button>", "long press (e.g. hold new: new game, sides swapped)"),
     ("wait [ms|2s]", "let time pass (default 1 s)"),
-    ("auto on|off", "make the computer's moves on the board by itself"),
-    ("arrange <FEN|start>", "rearrange the pieces by hand to a position (e.g. to start over)"),
-    ("sync", "rearrange the pieces to what the firmware believes is on the board"),
-    ("fen, moves, pgn", "the firmware's position, its move list, the game as PGN"),
+    ("auto on|off", "make the computer's moves on the board for you"),
+    ("arrange <FEN|start>", "rearrange the pieces by hand (start: a new game)"),
+    ("sync", "put the pieces where the firmware believes they are"),
+    ("fen, moves, pgn", "the firmware's position, move list, PGN"),
     ("save <file>", "write the game as a PGN file"),
     ("flip", "turn the board around on screen"),
     ("help", "this list"),
@@ -131,7 +131,7 @@ class Table:
         self.config = config
         self.recorder = recorder
         self.human = human or getattr(sim, "human", "white")
-        if self.human not in ("white", "black"):
+        if self.human not in ("white", "black", "both"):
             self.human = "white"
         self.flipped = self.human == "black"
         self.auto = False
@@ -293,7 +293,7 @@ class Table:
             self.hand.remove(item)
             self.box.append(item[0])
         self._record("place", sq)
-        self.sim.place(sq)
+        self.sim.place(sq, letter)  # the simulator keeps the same pieces (board_fen())
 
     def _take(self, cell, piece):
         if piece is not None:
@@ -374,6 +374,23 @@ class Table:
         # is put aside
         while self.hand:
             self.box.append(self.hand.pop()[0])
+        if mover in "Pp" and (to >> 3) in (0, 7):
+            self._choose_promotion(promo or "q")
+
+    def _choose_promotion(self, letter):
+        """The board cannot see which piece replaced the pawn: once the firmware asks
+        (phase 'promote'), step its choice (queen, rook, bishop, knight) with the hint
+        button to `letter` and confirm with ok (or move)."""
+        waited = 0
+        limit = self.config.get("stable_ms", 300) + 1000
+        while self.state().get("phase") != "promote":
+            if waited >= limit or "phase" not in self.state():
+                return
+            self.wait(SETTLE_STEP_MS)
+            waited += SETTLE_STEP_MS
+        for _ in range("qrbn".index(letter.lower())):
+            self.press("hint")
+        self.press("ok" if "ok" in self.config.get("buttons", {}) else "move")
 
     def arrange(self, fen):
         """Rearrange the physical board to the board field of `fen` by hand: lift every
@@ -401,13 +418,15 @@ class Table:
         firmware is no longer busy (its move is on the LEDs), at most `max_ms`."""
         minimum = self.config.get("stable_ms", 300) + self.config.get("debounce_ms", 30) + 200
         waited = 0
+        quiet = 0  # steps in a row without work: the LEDs and display follow a pass later
         while waited < max_ms:
             self.wait(SETTLE_STEP_MS)
             waited += SETTLE_STEP_MS
-            if waited >= minimum and not self.busy():
+            quiet = quiet + 1 if not self.busy() else 0
+            if waited >= minimum and quiet >= 2:
                 if self.auto and self.sim.computer_move():
                     self.play(self.sim.computer_move())
-                    waited = 0
+                    waited = quiet = 0
                     continue
                 break
         return waited
@@ -516,15 +535,15 @@ class Table:
         return uci(move)
 
     def help_text(self):
-        lines = ["Commands (the firmware only sees pieces through its reed switches):"]
+        lines = ["Commands (the firmware sees the pieces only through its reed switches):"]
         for name, text in COMMANDS:
             if "%s" in text:
                 text = text % ", ".join(self.button_names())
-            lines.append("  %-24s %s" % (name, text))
-        lines.append("Buttons on this board:")
+            lines.append("  %-20s %s" % (name, text))
+        lines.append("Buttons of this board (%s):" % self.config.get("name", "?"))
         for b in self.button_names():
-            lines.append("  %-24s %s" % (b, BUTTON_HELP.get(b, "")))
-        lines.append("LEDs: [x] lit  (x) blinking  <x> blinking fast   (full manual: docs/simulator.md)")
+            lines.append("  %-20s %s" % (b, BUTTON_HELP.get(b, "")))
+        lines.append("LEDs: [x] lit  (x) blinking  <x> blinking fast.  Manual: docs/simulator.md, docs/playing.md")
         return "\n".join(lines)
 
     # ---- one picture of everything ----------------------------------------------------------
@@ -705,6 +724,7 @@ def _curses_main(stdscr, table, speed, frame_s):  # pragma: no cover - see run_c
         colours = {"led:on": curses.A_REVERSE, "led:blink": curses.A_REVERSE, "led:blink_fast": curses.A_REVERSE,
                    "title": curses.A_BOLD, "dim": curses.A_DIM}
     buf = ""
+    overlay = None  # lines shown instead of the board (help)
     history = []
     hpos = 0
     log = ["Type a move like e2e4, a button name (hint, level, ...) or help. Ctrl-D or quit leaves."]
@@ -720,9 +740,13 @@ def _curses_main(stdscr, table, speed, frame_s):  # pragma: no cover - see run_c
             table.wait(step)
             if table.auto and not table.busy() and table.sim.computer_move():
                 table.play(table.sim.computer_move())
-        _draw(stdscr, table, colours, log, buf)
+        _draw(stdscr, table, colours, log, buf, overlay)
         ch = stdscr.getch()
         while ch != -1:
+            if overlay is not None and ch in (10, 13, 27, curses.KEY_ENTER):
+                overlay = None
+                ch = stdscr.getch()
+                continue
             if ch in (4,):  # Ctrl-D
                 return 0
             if ch in (10, 13, curses.KEY_ENTER):
@@ -733,7 +757,7 @@ def _curses_main(stdscr, table, speed, frame_s):  # pragma: no cover - see run_c
                 try:
                     reply = table.execute(line, settle=False)
                     if line.strip() and line.split()[0].lower() in ("help", "?", "h"):
-                        log = reply.splitlines()
+                        overlay = reply.splitlines() + ["", "(press Enter to go back to the board)"]
                     elif reply:
                         log = [reply]
                     elif line.strip():
@@ -759,14 +783,17 @@ def _curses_main(stdscr, table, speed, frame_s):  # pragma: no cover - see run_c
         time.sleep(frame_s)
 
 
-def _draw(stdscr, table, colours, log, buf):  # pragma: no cover - see run_curses
+def _draw(stdscr, table, colours, log, buf, overlay=None):  # pragma: no cover - see run_curses
     import curses
 
     stdscr.erase()
     h, w = stdscr.getmaxyx()
     now_ms = table.now_ms
     y = 0
-    for row in table.screen():
+    rows = table.screen() if overlay is None else [[(ln, None)] for ln in overlay]
+    if overlay is not None:
+        log = []
+    for row in rows:
         x = 0
         for text, style in row:
             attr = 0

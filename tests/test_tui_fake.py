@@ -32,7 +32,7 @@ class FakeSim:
         self.occupied.discard(chess.parse_square(sq))
         self.changed_ms = self.now_ms
 
-    def place(self, sq):
+    def place(self, sq, piece=None):
         self.occupied.add(chess.parse_square(sq))
         self.changed_ms = self.now_ms
 
