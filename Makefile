@@ -49,6 +49,15 @@ flash: $(STAMP)
 mpy: $(STAMP)
 	@$(PY) -m tools.flash --build-only --board "$(BOARD)" $(ARGS)
 
+## lint: ruff over all Python, type checking of firmware/ and boards/ against the MicroPython stubs (installs them)
+LINT_STAMP := $(VENV)/.lint-stamp
+$(LINT_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install -q -e '.[test,lint]'
+	touch $(LINT_STAMP)
+
+lint: $(LINT_STAMP)
+	$(PY) -m tools.lint $(ARGS)
+
 ## package: regenerate package.json (the mip index) after adding or removing firmware files
 package: $(STAMP)
 	$(PY) -m tools.package

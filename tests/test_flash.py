@@ -1,6 +1,7 @@
 """tools/fileset.py and tools/flash.py without a device: which files go onto a board, the
 .mpy builds for every board's CPU, and the messages a person gets for a missing board or port.
 (The real copy onto an emulated device is in test_flash_device.py.)"""
+
 import os
 import subprocess
 import sys
@@ -26,10 +27,16 @@ BOARD = 'CONFIG = {"name": "%s", "mcu": "%s"}\n\n\ndef make_hardware():\n%s    r
 def fake_repo(tmp_path):
     """A small repository: modules, tests and caches to skip, data files, three boards."""
     root = str(tmp_path)
-    for rel in ("firmware/__init__.py", "firmware/app.py", "firmware/engine/__init__.py",
-                "firmware/engine/search.py", "firmware/engine/tests/test_search.py",
-                "firmware/engine/test_helpers.py", "firmware/__pycache__/app.cpython-311.py",
-                "firmware/data/README.md"):
+    for rel in (
+        "firmware/__init__.py",
+        "firmware/app.py",
+        "firmware/engine/__init__.py",
+        "firmware/engine/search.py",
+        "firmware/engine/tests/test_search.py",
+        "firmware/engine/test_helpers.py",
+        "firmware/__pycache__/app.cpython-311.py",
+        "firmware/data/README.md",
+    ):
         _write(root, rel, "X = 1\n")
     with open(os.path.join(root, "firmware/data/book.bin"), "wb") as f:
         f.write(bytes(range(256)))
@@ -46,7 +53,10 @@ def fake_repo(tmp_path):
 
 def test_firmware_sources_skip_tests_caches_and_data(fake_repo):
     assert fileset.firmware_sources(fake_repo) == [
-        "firmware/__init__.py", "firmware/app.py", "firmware/engine/__init__.py", "firmware/engine/search.py",
+        "firmware/__init__.py",
+        "firmware/app.py",
+        "firmware/engine/__init__.py",
+        "firmware/engine/search.py",
     ]
     assert fileset.data_files(fake_repo) == ["firmware/data/book.bin"]
 
@@ -59,12 +69,25 @@ def test_board_modules_are_told_from_shared_helpers(fake_repo):
 def test_board_files_follow_imports_and_leave_other_boards_out(fake_repo):
     # alpha needs the factory it imports inside make_hardware; not the helper only gamma uses
     assert fileset.board_files("alpha", fake_repo) == [
-        "boards/__init__.py", "boards/alpha.py", "boards/config.py", "boards/factory.py"]
+        "boards/__init__.py",
+        "boards/alpha.py",
+        "boards/config.py",
+        "boards/factory.py",
+    ]
     # beta builds on alpha, so alpha comes along
     assert fileset.board_files("beta", fake_repo) == [
-        "boards/__init__.py", "boards/alpha.py", "boards/beta.py", "boards/config.py", "boards/factory.py"]
+        "boards/__init__.py",
+        "boards/alpha.py",
+        "boards/beta.py",
+        "boards/config.py",
+        "boards/factory.py",
+    ]
     assert fileset.board_files("gamma", fake_repo) == [
-        "boards/__init__.py", "boards/config.py", "boards/gamma.py", "boards/linux_only.py"]
+        "boards/__init__.py",
+        "boards/config.py",
+        "boards/gamma.py",
+        "boards/linux_only.py",
+    ]
     with pytest.raises(fileset.FileSetError, match="alpha, beta, gamma"):
         fileset.board_files("delta", fake_repo)
 
@@ -106,9 +129,16 @@ def test_build_stages_mpy_data_and_main(fake_repo):
     b = flash.build("alpha", arch="x64", root=fake_repo, log=None)
     paths = sorted(f.device_path for f in b.files)
     assert paths == [
-        "boards/__init__.mpy", "boards/alpha.mpy", "boards/config.mpy", "boards/factory.mpy",
-        "firmware/__init__.mpy", "firmware/app.mpy", "firmware/data/book.bin",
-        "firmware/engine/__init__.mpy", "firmware/engine/search.mpy", "main.py",
+        "boards/__init__.mpy",
+        "boards/alpha.mpy",
+        "boards/config.mpy",
+        "boards/factory.mpy",
+        "firmware/__init__.mpy",
+        "firmware/app.mpy",
+        "firmware/data/book.bin",
+        "firmware/engine/__init__.mpy",
+        "firmware/engine/search.mpy",
+        "main.py",
     ]
     for f in b.files:
         with open(f.local_path, "rb") as fh:
@@ -120,9 +150,30 @@ def test_build_stages_mpy_data_and_main(fake_repo):
         assert fh.read() == fileset.main_py("alpha")
     source = flash.build("alpha", arch="x64", source=True, root=fake_repo, write_main=False, log=None)
     assert sorted(f.device_path for f in source.files) == sorted(
-        p.replace(".mpy", ".py") for p in paths if p != "main.py")
+        p.replace(".mpy", ".py") for p in paths if p != "main.py"
+    )
     data_only = flash.build("alpha", root=fake_repo, data_only=True, log=None)
     assert sorted(f.device_path for f in data_only.files) == ["firmware/data/book.bin", "main.py"]
+
+
+def test_compile_cache_follows_the_source(fake_repo):
+    def search_mpy():
+        b = flash.build("alpha", arch="x64", root=fake_repo, log=None)
+        with open(os.path.join(b.folder, "firmware/engine/search.mpy"), "rb") as f:
+            return f.read()
+
+    first = search_mpy()
+    assert os.listdir(os.path.join(fake_repo, "build", "mpy-cache"))  # kept for the next build
+    assert search_mpy() == first
+    _write(fake_repo, "firmware/engine/search.py", "X = 2\nY = 3\n")
+    changed = search_mpy()
+    assert changed != first
+    compiled = os.path.join(fake_repo, "fresh.mpy")
+    flash.compile_mpy(
+        os.path.join(fake_repo, "firmware/engine/search.py"), compiled, "x64", "firmware/engine/search.py"
+    )
+    with open(compiled, "rb") as f:
+        assert f.read() == changed  # what the cache gave is what mpy-cross makes
 
 
 def test_compile_errors_name_the_file(fake_repo):
@@ -151,7 +202,8 @@ def test_every_firmware_module_compiles_for_each_board(board, tmp_path):
     b = flash.build(board, out_dir=str(tmp_path), write_main=False, log=None)
     modules = fileset.firmware_sources() + fileset.board_files(board)
     assert sorted(f.device_path for f in b.files if f.device_path.endswith(".mpy")) == sorted(
-        p[:-3] + ".mpy" for p in modules)
+        p[:-3] + ".mpy" for p in modules
+    )
     for f in b.files:
         arch, _ = f.native_code()
         assert arch in (0, flash.ARCH_CODES[flash.BOARD_ARCH[board]]), f.device_path
@@ -165,8 +217,12 @@ def test_plan_removes_stale_files_and_copies_only_changes(fake_repo):
     b = flash.build("alpha", arch="x64", root=fake_repo, log=None)
     by_path = {f.device_path: f for f in b.files}
     have = {
-        "firmware": None, "firmware/app.mpy": by_path["firmware/app.mpy"].digest("sha256"),
-        "firmware/app.py": "00", "firmware/old.mpy": "11", "boot.py": "22", "main.py": "33",
+        "firmware": None,
+        "firmware/app.mpy": by_path["firmware/app.mpy"].digest("sha256"),
+        "firmware/app.py": "00",
+        "firmware/old.mpy": "11",
+        "boot.py": "22",
+        "main.py": "33",
     }
     mkdirs, stale, copy = flash.plan(b, _probe_info(have, 0))
     assert mkdirs == ["boards", "firmware/data", "firmware/engine"]
@@ -190,7 +246,11 @@ def test_make_flash_without_board_says_what_to_do():
     env.pop("BOARD", None)
     env.pop("PORT", None)
     proc = subprocess.run(
-        ["make", "-s", "flash", "STAMP=", "PY=" + sys.executable], cwd=ROOT, capture_output=True, text=True, env=env,
+        ["make", "-s", "flash", "STAMP=", "PY=" + sys.executable],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert proc.returncode != 0
     assert "no board given" in proc.stderr

@@ -24,6 +24,7 @@ or by hand, then point ``make flash PORT=...`` at the printed port:
 
     python -m tools.device_emulator --flash build/emulated-flash
 """
+
 import argparse
 import errno
 import os
@@ -147,8 +148,14 @@ class DeviceEmulator:
 
         try:
             self._child = subprocess.Popen(
-                cmd, stdin=slave, stdout=slave, stderr=slave, cwd=self.flash_dir, env=env,
-                start_new_session=True, close_fds=True,
+                cmd,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                cwd=self.flash_dir,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
             )
         finally:
             os.close(slave)
@@ -249,9 +256,9 @@ class DeviceEmulator:
                 self._soft_reboot()
                 return
         if host in writable and self._to_host:
-            self._to_host = self._to_host[self._write(host, self._to_host):]
+            self._to_host = self._to_host[self._write(host, self._to_host) :]
         if child in writable and self._to_child:
-            self._to_child = self._to_child[self._write(child, self._to_child):]
+            self._to_child = self._to_child[self._write(child, self._to_child) :]
 
     @staticmethod
     def _write(fd, data):

@@ -11,6 +11,7 @@ so the flash tool, package.json and the freeze manifest keep up as modules are a
 Paths are repository-relative with forward slashes ("device paths"): they are also where the
 files live on the board, relative to its root (``/``).
 """
+
 import ast
 import os
 
@@ -58,7 +59,7 @@ def _parse(path):
     try:
         return ast.parse(text, path)
     except SyntaxError as exc:
-        raise FileSetError("cannot parse %s: %s (line %s)" % (path, exc.msg, exc.lineno))
+        raise FileSetError("cannot parse %s: %s (line %s)" % (path, exc.msg, exc.lineno)) from None
 
 
 def is_board_module(path):
@@ -140,7 +141,7 @@ def board_files(board, root=ROOT):
     boards = board_names(root)
     if board not in boards:
         raise FileSetError("unknown board %r: boards/ has %s" % (board, ", ".join(boards) or "no board modules yet"))
-    all_names = {p[len("boards/"):-3] for p in _walk(root, "boards") if p.endswith(".py") and p.count("/") == 1}
+    all_names = {p[len("boards/") : -3] for p in _walk(root, "boards") if p.endswith(".py") and p.count("/") == 1}
     firmware_uses = set()
     for path in firmware_sources(root):
         for mod in _imported_modules(os.path.join(root, path)):

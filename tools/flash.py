@@ -16,6 +16,7 @@ compare, (6) report sizes, flash and RAM left.
 Errors a person can fix (no board, wrong port, wrong board for the device, an old MicroPython)
 raise FlashError with what to do; `main()` prints it and exits with status 2.
 """
+
 import argparse
 import ast
 import hashlib
@@ -47,8 +48,18 @@ BOARD_ARCH = {"pico": "armv6m", "pico2": "armv7emsp", "esp32": "xtensawin", "esp
 
 # Architecture codes as in .mpy headers and sys.implementation._mpy (py/persistentcode.h).
 ARCH_CODES = {
-    "x86": 1, "x64": 2, "armv6": 3, "armv6m": 4, "armv7m": 5, "armv7em": 6, "armv7emsp": 7,
-    "armv7emdp": 8, "xtensa": 9, "xtensawin": 10, "rv32imc": 11, "rv64imc": 12,
+    "x86": 1,
+    "x64": 2,
+    "armv6": 3,
+    "armv6m": 4,
+    "armv7m": 5,
+    "armv7em": 6,
+    "armv7emsp": 7,
+    "armv7emdp": 8,
+    "xtensa": 9,
+    "xtensawin": 10,
+    "rv32imc": 11,
+    "rv64imc": 12,
 }
 _ARCH_BY_CODE = {code: name for name, code in ARCH_CODES.items()}
 MPY_VERSION = 6  # .mpy format that mpy-cross 1.2x emits and MicroPython >= 1.19 loads
@@ -114,8 +125,9 @@ try:
 except (AttributeError, OSError):
     _fs = None
 gc.collect()
-print(_MARK_ + repr({'platform': sys.platform, 'version': sys.version, 'machine': getattr(sys.implementation, '_machine', ''),
-    'mpy': getattr(sys.implementation, '_mpy', 0), 'hash': _K, 'files': _files, 'fs': _fs,
+print(_MARK_ + repr({'platform': sys.platform, 'version': sys.version,
+    'machine': getattr(sys.implementation, '_machine', ''), 'mpy': getattr(sys.implementation, '_mpy', 0),
+    'hash': _K, 'files': _files, 'fs': _fs,
     'mem_free': gc.mem_free(), 'mem_alloc': gc.mem_alloc()}))
 """.replace("_MARK_", repr(_PROBE_MARK))
 
@@ -189,7 +201,8 @@ def board_arch(board, arch=None, root=ROOT):
     if not arch:
         raise FlashError(
             "board %r (mcu %s) is not a MicroPython chip this tool knows (%s).\n"
-            "  Pass --arch (one of %s) to flash it anyway." % (board, mcu, ", ".join(sorted(MCU_ARCH)), ", ".join(ARCH_CODES))
+            "  Pass --arch (one of %s) to flash it anyway."
+            % (board, mcu, ", ".join(sorted(MCU_ARCH)), ", ".join(ARCH_CODES))
         )
     if arch not in ARCH_CODES:
         raise FlashError("unknown architecture %r: use one of %s" % (arch, ", ".join(ARCH_CODES)))
@@ -207,12 +220,42 @@ def mpy_cross_command():
     return [sys.executable, "-m", "mpy_cross"]
 
 
-def compile_mpy(source_path, out_path, arch, device_name):
-    """Compile one module with mpy-cross; raise FlashError with the compiler's message."""
+_mpy_cross_version = None
+
+
+def mpy_cross_version():
+    """`mpy-cross --version` (part of the compile cache key)."""
+    global _mpy_cross_version
+    if _mpy_cross_version is None:
+        proc = subprocess.run(mpy_cross_command() + ["--version"], capture_output=True, text=True)
+        _mpy_cross_version = (proc.stdout or proc.stderr).strip()
+    return _mpy_cross_version
+
+
+def compile_mpy(source_path, out_path, arch, device_name, cache_dir=None):
+    """Compile one module with mpy-cross; raise FlashError with the compiler's message.
+
+    With `cache_dir`, the .mpy is kept there under a hash of (source, arch, name, mpy-cross
+    version) and reused, so a `make flash` after editing one file compiles one file."""
+    cached = None
+    if cache_dir:
+        with open(source_path, "rb") as f:
+            key = hashlib.sha256(
+                f.read() + b"\0" + ("%s\0%s\0%s" % (arch, device_name, mpy_cross_version())).encode()
+            ).hexdigest()
+        cached = os.path.join(cache_dir, key + ".mpy")
+        if os.path.exists(cached):
+            shutil.copyfile(cached, out_path)
+            return
     cmd = mpy_cross_command() + ["-march=" + arch, "-s", device_name, "-o", out_path, source_path]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise FlashError("mpy-cross could not compile %s:\n%s" % (device_name, (proc.stderr or proc.stdout).strip()))
+    if cached:
+        os.makedirs(cache_dir, exist_ok=True)
+        tmp = "%s.%d.tmp" % (cached, os.getpid())
+        shutil.copyfile(out_path, tmp)
+        os.replace(tmp, cached)  # atomic: parallel builds never see half a file
 
 
 def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=None, log=print, data_only=False):
@@ -239,7 +282,7 @@ def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=No
         if source:
             shutil.copyfile(src, dest)
         else:
-            compile_mpy(src, dest, arch, rel)
+            compile_mpy(src, dest, arch, rel, cache_dir=os.path.join(root, "build", "mpy-cache"))
         files.append(BuiltFile(dest_rel, dest, os.path.getsize(src)))
     for rel in fileset.data_files(root):
         dest = os.path.join(folder, rel)
@@ -267,10 +310,14 @@ def size_report(build_):
     for f in build_.files:
         src = "" if f.source_bytes == f.size_bytes else "{:,}".format(f.source_bytes)
         lines.append("%-44s %9s %9s" % (f.device_path, "{:,}".format(f.size_bytes), src))
-    lines.append("%-44s %9s %9s" % (
-        "total: %d files" % len(build_.files), "{:,}".format(build_.total_bytes()),
-        "{:,}".format(sum(f.source_bytes for f in build_.files)),
-    ))
+    lines.append(
+        "%-44s %9s %9s"
+        % (
+            "total: %d files" % len(build_.files),
+            "{:,}".format(build_.total_bytes()),
+            "{:,}".format(sum(f.source_bytes for f in build_.files)),
+        )
+    )
     return lines
 
 
@@ -298,7 +345,9 @@ def _port_help():
 def check_port(port):
     """Reject a missing or non-existent port before mpremote does, with advice."""
     if not port:
-        raise FlashError("no PORT given. Use: make flash BOARD=<board> PORT=<serial port> (or PORT=auto)\n" + _port_help())
+        raise FlashError(
+            "no PORT given. Use: make flash BOARD=<board> PORT=<serial port> (or PORT=auto)\n" + _port_help()
+        )
     if port == "auto" or "://" in port or port.upper().startswith("COM"):
         return
     if not os.path.exists(port):
@@ -327,7 +376,7 @@ def probe(port):
     out = mpremote(port, ["exec", _PROBE_CODE])
     for line in out.splitlines():
         if line.startswith(_PROBE_MARK):
-            return ast.literal_eval(line[len(_PROBE_MARK):])
+            return ast.literal_eval(line[len(_PROBE_MARK) :])
     raise FlashError("the device did not answer the probe; it printed:\n" + out[-1000:])
 
 
@@ -346,7 +395,8 @@ def check_device(build_, info, force=False):
     if version != MPY_VERSION:
         raise FlashError(
             "the device runs %s, which loads .mpy version %d, but mpy-cross makes version %d.\n"
-            "  Update MicroPython on the board (1.23 or later), or flash plain .py with --source." % (info.get("version"), version, MPY_VERSION)
+            "  Update MicroPython on the board (1.23 or later), or flash plain .py with --source."
+            % (info.get("version"), version, MPY_VERSION)
         )
     expected = ARCH_CODES[build_.arch]
     if device_arch and device_arch != expected and not force:
@@ -361,7 +411,15 @@ def check_device(build_, info, force=False):
             raise FlashError(
                 "%s holds native code for %s (.mpy %d.%d) but the device runs %s (.mpy %d.%d): "
                 "pick the matching board, update MicroPython, or use --source"
-                % (f.device_path, _ARCH_BY_CODE.get(native), MPY_VERSION, native_sub, describe_arch(device_arch), version, sub_version)
+                % (
+                    f.device_path,
+                    _ARCH_BY_CODE.get(native),
+                    MPY_VERSION,
+                    native_sub,
+                    describe_arch(device_arch),
+                    version,
+                    sub_version,
+                )
             )
 
 
@@ -387,13 +445,15 @@ def _run_batched(port, commands, on_line):
     """Run mpremote commands, _CP_BATCH per process; feed each line it prints to on_line."""
     for i in range(0, len(commands), _CP_BATCH):
         args = []
-        for cmd in commands[i:i + _CP_BATCH]:
+        for cmd in commands[i : i + _CP_BATCH]:
             if args:
                 args.append("+")
             args += cmd
         proc = subprocess.Popen(
             [sys.executable, "-m", "mpremote", "connect", port] + args,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
             env=dict(os.environ, PYTHONUNBUFFERED="1"),  # progress as it happens, not per batch
         )
         lines = []
@@ -401,7 +461,9 @@ def _run_batched(port, commands, on_line):
             lines.append(line)
             on_line(line.rstrip("\n"))
         if proc.wait() != 0:
-            raise FlashError("mpremote failed while copying (exit %d): %s" % (proc.returncode, "".join(lines[-5:]).strip()))
+            raise FlashError(
+                "mpremote failed while copying (exit %d): %s" % (proc.returncode, "".join(lines[-5:]).strip())
+            )
 
 
 def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_main=None, log=print, data_only=False):
@@ -417,11 +479,22 @@ def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_ma
         _say(log, "  " + line)
     _say(log, "asking the device on %s what it has..." % port)
     info = probe(port)
-    _say(log, "  device: %s, %s (%s)" % (info.get("machine") or info.get("platform"), info.get("version", "").split("; ")[-1], describe_arch(info.get("mpy", 0) >> 10)))
+    _say(
+        log,
+        "  device: %s, %s (%s)"
+        % (
+            info.get("machine") or info.get("platform"),
+            info.get("version", "").split("; ")[-1],
+            describe_arch(info.get("mpy", 0) >> 10),
+        ),
+    )
     check_device(build_, info, force)
     mkdirs, stale, copy = plan(build_, info)
-    _say(log, "  %d files up to date, %d to copy (%s bytes), %d stale to remove" % (
-        len(build_.files) - len(copy), len(copy), "{:,}".format(sum(f.size_bytes for f in copy)), len(stale)))
+    _say(
+        log,
+        "  %d files up to date, %d to copy (%s bytes), %d stale to remove"
+        % (len(build_.files) - len(copy), len(copy), "{:,}".format(sum(f.size_bytes for f in copy)), len(stale)),
+    )
     commands = [["fs", "rm", ":" + p] for p in stale]
     commands += [["fs", "mkdir", ":" + d] for d in mkdirs]
     commands += [["fs", "cp", "-f", f.local_path, ":" + f.device_path] for f in copy]
@@ -432,7 +505,9 @@ def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_ma
         words = line.split()
         if len(words) == 3 and words[0] == "cp" and words[2] in sizes:
             copied.append(words[2])
-            _say(log, "  [%d/%d] %s (%s bytes)" % (len(copied), len(copy), words[2][1:], "{:,}".format(sizes[words[2]])))
+            _say(
+                log, "  [%d/%d] %s (%s bytes)" % (len(copied), len(copy), words[2][1:], "{:,}".format(sizes[words[2]]))
+            )
         elif len(words) == 2 and words[0] in ("rm", "mkdir"):
             _say(log, "  %s %s" % ("removed" if words[0] == "rm" else "created", words[1][1:]))
         elif line.strip():
@@ -446,16 +521,30 @@ def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_ma
     bad = [f.device_path for f in build_.files if after["files"].get(f.device_path) != f.digest(kind)]
     left = [p for p in stale if p in after["files"]]
     if bad or left:
-        raise FlashError("verification failed: %s differ on the device%s. Run the flash again; if it keeps failing, "
-                         "check the USB cable and free flash." % (", ".join(bad) or "no files", "; stale: " + ", ".join(left) if left else ""))
+        raise FlashError(
+            "verification failed: %s differ on the device%s. Run the flash again; if it keeps failing, "
+            "check the USB cable and free flash."
+            % (", ".join(bad) or "no files", "; stale: " + ", ".join(left) if left else "")
+        )
     fs = after.get("fs")
     flash_text = ""
     if fs:
         flash_text = ", flash: %s KB free of %s KB" % ("{:,}".format(fs[1] // 1024), "{:,}".format(fs[0] // 1024))
-    _say(log, "done: %d files, %s bytes verified%s, RAM free: %s KB" % (
-        len(build_.files), "{:,}".format(build_.total_bytes()), flash_text, "{:,}".format(after.get("mem_free", 0) // 1024)))
+    _say(
+        log,
+        "done: %d files, %s bytes verified%s, RAM free: %s KB"
+        % (
+            len(build_.files),
+            "{:,}".format(build_.total_bytes()),
+            flash_text,
+            "{:,}".format(after.get("mem_free", 0) // 1024),
+        ),
+    )
     if any(f.device_path == "main.py" for f in build_.files):
-        _say(log, "press the board's reset button (or run `mpremote connect %s reset`) to start the chess computer" % port)
+        _say(
+            log,
+            "press the board's reset button (or run `mpremote connect %s reset`) to start the chess computer" % port,
+        )
     return build_, after
 
 
@@ -465,23 +554,42 @@ def build_all(root=ROOT, log=print):
     for board in fileset.board_names(root):
         if MCU_ARCH.get((fileset.board_mcu(board, root) or "").upper()):
             builds[board] = build(board, root=root, write_main=False, log=None)
-            _say(log, "%s (%s): %d files, %s bytes .mpy (sources %s bytes) in %s" % (
-                board, builds[board].arch, len(builds[board].files), "{:,}".format(builds[board].total_bytes()),
-                "{:,}".format(sum(f.source_bytes for f in builds[board].files)), os.path.relpath(builds[board].folder, root)))
+            _say(
+                log,
+                "%s (%s): %d files, %s bytes .mpy (sources %s bytes) in %s"
+                % (
+                    board,
+                    builds[board].arch,
+                    len(builds[board].files),
+                    "{:,}".format(builds[board].total_bytes()),
+                    "{:,}".format(sum(f.source_bytes for f in builds[board].files)),
+                    os.path.relpath(builds[board].folder, root),
+                ),
+            )
     if not builds:
         _say(log, "no board modules in boards/ yet: nothing to build")
     return builds
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="make flash", description="Build and flash Reedchess onto a board with mpremote.")
-    parser.add_argument("--board", default=os.environ.get("BOARD", ""), help="board name: " + ", ".join(sorted(BOARD_ARCH)))
-    parser.add_argument("--port", default=os.environ.get("PORT", ""), help="serial port, e.g. /dev/ttyACM0, COM3, or auto")
+    parser = argparse.ArgumentParser(
+        prog="make flash", description="Build and flash Reedchess onto a board with mpremote."
+    )
+    parser.add_argument(
+        "--board", default=os.environ.get("BOARD", ""), help="board name: " + ", ".join(sorted(BOARD_ARCH))
+    )
+    parser.add_argument(
+        "--port", default=os.environ.get("PORT", ""), help="serial port, e.g. /dev/ttyACM0, COM3, or auto"
+    )
     parser.add_argument("--source", action="store_true", help="copy plain .py instead of .mpy (for debugging)")
-    parser.add_argument("--arch", default=None, help="override the board's mpy-cross architecture (e.g. x64 for the emulator)")
+    parser.add_argument(
+        "--arch", default=None, help="override the board's mpy-cross architecture (e.g. x64 for the emulator)"
+    )
     parser.add_argument("--force", action="store_true", help="flash even if the device's CPU does not match the board")
     parser.add_argument("--no-main", action="store_true", help="do not write main.py")
-    parser.add_argument("--data-only", action="store_true", help="only data files and main.py (firmware frozen into MicroPython)")
+    parser.add_argument(
+        "--data-only", action="store_true", help="only data files and main.py (firmware frozen into MicroPython)"
+    )
     parser.add_argument("--build-only", action="store_true", help="only build (all boards if --board is not given)")
     args = parser.parse_args(argv)
     try:
@@ -492,8 +600,15 @@ def main(argv=None):
             else:
                 build_all()
             return 0
-        flash(args.board, args.port, args.arch, args.source, force=args.force,
-              write_main=False if args.no_main else None, data_only=args.data_only)
+        flash(
+            args.board,
+            args.port,
+            args.arch,
+            args.source,
+            force=args.force,
+            write_main=False if args.no_main else None,
+            data_only=args.data_only,
+        )
     except (FlashError, fileset.FileSetError) as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 2

@@ -10,6 +10,7 @@ package.json by hand: `make package` rewrites it and a test fails when it is out
     python -m tools.package          # write package.json
     python -m tools.package --check  # exit 1 if package.json is not what would be written
 """
+
 import argparse
 import json
 import os
@@ -60,7 +61,10 @@ def render(root=ROOT):
     doc = package_json(root)
     urls = ",\n".join("    " + json.dumps(pair) for pair in doc["urls"])
     return '{\n  "urls": [\n%s\n  ],\n  "deps": %s,\n  "version": %s\n}\n' % (
-        urls, json.dumps(doc["deps"]), json.dumps(doc["version"]))
+        urls,
+        json.dumps(doc["deps"]),
+        json.dumps(doc["version"]),
+    )
 
 
 def main(argv=None, root=ROOT):
