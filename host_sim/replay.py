@@ -18,9 +18,11 @@ or by the firmware itself (firmware/controller/sensor_log.py, same format):
   first event) are settings: `board`, `human`, `seed`, `level` (1 = the first level; used by
   `--replay` unless the command line says otherwise) and any others (kept, ignored).
 - An event line is `<time_ms> <action> <argument>`: time in ms since the log started,
-  never decreasing; actions `lift <square>` and `place <square>` (a reed switch opens /
-  closes), `press <button>` (short press) and `hold <button>` (long press), `note <text>`
-  (ignored on replay). Squares are `a1`..`h8`; button names are the board's.
+  never decreasing; actions `lift <square>` and `place <square> [piece]` (a reed switch
+  opens / closes; the simulator adds the piece letter it put down, which the firmware
+  cannot know, so a replay shows the same pieces), `press <button>` (short press) and
+  `hold <button>` (long press), `note <text>` (ignored on replay). Squares are `a1`..`h8`;
+  button names are the board's.
 - The simulator records what the hand did, at the moment it did it, so replaying a log it
   recorded reproduces the run exactly. The firmware logs debounced events stamped with
   the moment the contact settled (a scan period after the hand at most) and button events
@@ -88,9 +90,15 @@ def parse_event(text, line=0):
     if action not in ACTIONS:
         raise LogFormatError("%s: unknown action %r (known: %s)" % (where, action, ", ".join(ACTIONS)))
     if action in ("lift", "place"):
-        arg = arg.strip().lower()
-        if not is_square(arg):
-            raise LogFormatError("%s: %r is not a square a1..h8" % (where, arg))
+        words = arg.split()
+        sq = words[0].lower()
+        if not is_square(sq):
+            raise LogFormatError("%s: %r is not a square a1..h8" % (where, words[0]))
+        if len(words) > 2 or action == "lift" and len(words) > 1 or \
+                len(words) == 2 and (len(words[1]) != 1 or words[1] not in "PNBRQKpnbrqk"):
+            raise LogFormatError("%s: expected '%s <square>%s', got %r" % (
+                where, action, " [piece letter]" if action == "place" else "", arg))
+        arg = sq if len(words) == 1 else sq + " " + words[1]
     elif action in ("press", "hold"):
         arg = arg.strip().lower()
         if not arg.replace("_", "").isalnum():

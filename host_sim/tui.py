@@ -28,6 +28,7 @@ from firmware.engine.position import Position
 
 FILES = "abcdefgh"
 HAND_MS = 300  # a hand's pause between two touches of one move
+MIN_TOUCH_GAP_MS = 120  # no hand touches two squares faster (clicks in the web page can)
 SETTLE_STEP_MS = 100
 SETTLE_MAX_MS = 10 * 60 * 1000
 LED_MARKS = {"on": "[]", "blink": "()", "blink_fast": "<>", "blink-fast": "<>"}
@@ -140,6 +141,7 @@ class Table:
         self.hand = []  # [(letter, from_cell or -1)], last lifted last
         self.box = []  # letters off the board (captured, or spare queens for promotions)
         self._rgb_seen = {}
+        self._last_touch_ms = -1
 
     # ---- time ---------------------------------------------------------------------------
     @property
@@ -270,11 +272,20 @@ class Table:
         if self.recorder is not None:
             self.recorder.event(self.now_ms, action, arg)
 
+    def _touch(self):
+        """Called before each touch: a hand needs MIN_TOUCH_GAP_MS between two touches, so
+        two quick clicks never reach the reed switches in the same instant."""
+        gap = self.now_ms - self._last_touch_ms
+        if self._last_touch_ms >= 0 and gap < MIN_TOUCH_GAP_MS:
+            self.wait(MIN_TOUCH_GAP_MS - gap)
+        self._last_touch_ms = self.now_ms
+
     def lift(self, sq):
         """Take the piece off square `sq` into the hand (the reed switch opens)."""
         cell = square_index(sq)
         if cell not in self.pieces:
             raise CommandError("there is no piece on %s to lift" % sq)
+        self._touch()
         self.hand.append((self.pieces.pop(cell), cell))
         self._record("lift", sq)
         self.sim.lift(sq)
@@ -288,11 +299,12 @@ class Table:
         if cell in self.pieces:
             raise CommandError("%s is occupied: lift the piece there first" % sq)
         letter = self._take(cell, piece)
+        self._touch()
         self.pieces[cell] = letter
         for item in [h for h in self.hand if h[1] == cell]:
             self.hand.remove(item)
             self.box.append(item[0])
-        self._record("place", sq)
+        self._record("place", sq + " " + letter)
         self.sim.place(sq, letter)  # the simulator keeps the same pieces (board_fen())
 
     def _take(self, cell, piece):

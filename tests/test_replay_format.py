@@ -24,6 +24,9 @@ def test_every_cell_name_round_trips_through_the_parser():
     ("5 lift e9", "not a square"),
     ("5 place zz", "not a square"),
     ("5 press hi!nt", "not a button name"),
+    ("5 lift e2 Q", "expected 'lift <square>'"),
+    ("5 place e4 X", "expected 'place <square> [piece letter]'"),
+    ("5 place e4 Q q", "expected 'place <square> [piece letter]'"),
 ])
 def test_bad_event_lines_name_the_problem(text, words):
     with pytest.raises(LogFormatError) as e:
@@ -44,6 +47,7 @@ def test_log_parse_checks_order_version_and_header():
                           "400 note pawn slid over e3\n")
     assert log.header == {"board": "esp32"}
     assert [e.text() for e in log.events] == ["0 lift e2", "300 place e4", "400 note pawn slid over e3"]
+    assert parse_event("7 place E4 q").arg == "e4 q"
     assert SensorLog.parse(log.text()).events == log.events
 
 

@@ -123,7 +123,7 @@ def test_castling_moves_king_then_rook_and_records_every_touch():
     t.recorder.events.clear()
     t.execute("e1g1")
     assert t.pieces[square("g1")] == "K" and t.pieces[square("f1")] == "R"
-    assert [e.command() for e in t.recorder.events] == ["lift e1", "place g1", "lift h1", "place f1"]
+    assert [e.command() for e in t.recorder.events] == ["lift e1", "place g1 K", "lift h1", "place f1 R"]
     times = [e.time_ms for e in t.recorder.events]
     assert times == sorted(times) and times[1] - times[0] >= 300
 

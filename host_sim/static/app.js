@@ -144,13 +144,16 @@ function render(s) {
   $("fen").textContent = s.fen;
   $("auto").checked = !!s.auto;
   const moves = $("moves");
-  const pairs = [];
+  const lines = [];
   for (const [num, san] of s.moves) {
-    if (num && !num.endsWith("...") || !pairs.length) pairs.push([]);
-    pairs[pairs.length - 1].push(san);
+    if (num || !lines.length) lines.push(num || "");
+    lines[lines.length - 1] += (lines[lines.length - 1] ? " " : "") + san;
   }
-  const html = pairs.map((p) => "<li>" + p.join(" ") + "</li>").join("");
-  if (moves.innerHTML !== html) moves.innerHTML = html;
+  const html = lines.map((t) => "<li>" + t + "</li>").join("");
+  if (moves.innerHTML !== html) {
+    moves.innerHTML = html;
+    moves.scrollTop = moves.scrollHeight;
+  }
 }
 
 function fillTray(el, letters, tray) {

@@ -1,0 +1,108 @@
+"""The web simulator's HTTP API on the real Simulator (no browser needed): state, commands,
+PGN download, loopback-only rules, bad requests."""
+import http.client
+import json
+
+import chess
+import chess.pgn
+import io
+import pytest
+
+from host_sim import Simulator
+from host_sim.tui import Table
+from host_sim.web import WebError, WebSimulator
+
+
+@pytest.fixture
+def app():
+    sim = Simulator(seed=2, level=0)
+    web = WebSimulator(Table(sim), port=0, speed=4).start()
+    yield web
+    web.stop()
+    sim.close()
+
+
+def request(app, method, path, body=None, host=None):
+    conn = http.client.HTTPConnection("127.0.0.1", app.port, timeout=30)
+    headers = {"Host": host or "127.0.0.1:%d" % app.port}
+    data = None
+    if body is not None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    conn.request(method, path, body=data, headers=headers)
+    resp = conn.getresponse()
+    payload = resp.read()
+    conn.close()
+    return resp.status, resp.getheader("Content-Type"), resp.getheader("Content-Disposition"), payload
+
+
+def command(app, line):
+    status, _, _, body = request(app, "POST", "/api/command", {"line": line})
+    assert status == 200
+    return json.loads(body)
+
+
+def wait_for(app, predicate, timeout_s=60):
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        st = json.loads(request(app, "GET", "/api/state")[3])
+        if predicate(st):
+            return st
+        time.sleep(0.05)
+    raise AssertionError("state never satisfied the condition: %r" % st)
+
+
+def test_page_and_static_files_are_served(app):
+    status, ctype, _, body = request(app, "GET", "/")
+    assert status == 200 and ctype.startswith("text/html") and b'id="board"' in body
+    for name, kind in (("app.js", "text/javascript"), ("style.css", "text/css")):
+        status, ctype, _, _ = request(app, "GET", "/static/" + name)
+        assert status == 200 and ctype.startswith(kind)
+    for path in ("/static/../web.py", "/static/nope.js", "/etc/passwd", "/static/.hidden.css"):
+        assert request(app, "GET", path)[0] == 404
+
+
+def test_moves_by_touches_then_pgn_download(app):
+    st = json.loads(request(app, "GET", "/api/state")[3])
+    assert st["pieces"]["e2"] == "P" and st["board"] == "pico" and st["buttons"][:2] == ["new", "level"]
+    assert command(app, "lift e2")["state"]["hand"] == ["P"]
+    res = command(app, "place e4")
+    assert res["ok"] and res["state"]["pieces"]["e4"] == "P"
+    st = wait_for(app, lambda s: s["computer_move"])
+    cm = st["computer_move"]
+    assert st["lit"][cm[:2]] == "on" and st["lit"][cm[2:4]] == "on" and st["game"] == ["e2e4"]
+    assert st["led_rgb"].get(cm[:2])  # NeoPixel board: the colour of the move LEDs
+    command(app, "lift " + cm[:2])
+    if cm[2:4] in st["pieces"]:
+        command(app, "lift " + cm[2:4])
+    command(app, "place " + cm[2:4])
+    st = wait_for(app, lambda s: len(s["game"]) == 2 and not s["lit"])
+    assert st["moves"][0] == ["1.", "e4"]
+    status, ctype, disp, body = request(app, "GET", "/api/pgn")
+    assert status == 200 and "pgn" in ctype and "attachment" in disp
+    game = chess.pgn.read_game(io.StringIO(body.decode()))
+    assert [m.uci() for m in game.mainline_moves()] == ["e2e4", cm]
+
+
+def test_errors_are_answers_not_crashes(app):
+    res = command(app, "lift e5")
+    assert not res["ok"] and "no piece on e5" in res["error"]
+    res = command(app, "quit")
+    assert not res["ok"] and "close the browser tab" in res["error"]
+    assert request(app, "POST", "/api/command", b"{not json")[0] == 400
+    assert request(app, "POST", "/api/command", {"line": 5})[0] == 400
+    assert request(app, "POST", "/api/command", b"x" * 5000)[0] == 400
+    assert request(app, "POST", "/api/other", {"line": "hint"})[0] == 404
+    assert command(app, "hint")["ok"]  # still serving
+
+
+def test_loopback_only(app):
+    assert request(app, "GET", "/api/state", host="evil.example:80")[0] == 403
+    assert request(app, "GET", "/api/state", host="localhost:%d" % app.port)[0] == 200
+    assert app.httpd.server_address[0] == "127.0.0.1"
+    with pytest.raises(WebError):
+        WebSimulator(Table(Simulator(seed=0)), port=0, host="0.0.0.0")
+    with pytest.raises(WebError):
+        WebSimulator(app.table, port=0, speed=0)

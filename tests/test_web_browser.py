@@ -1,0 +1,147 @@
+"""The web page in real headless Chromium (Debian `chromium` + `chromium-driver`, driven by
+Selenium): several moves played by clicking, LED states checked in the DOM against the
+firmware's LEDs, a button pressed on the page, the PGN link, and the README screenshots
+(docs/img/*.png). Skipped, with the reason, only when no browser is installed: run
+`make test-browser`, which installs it."""
+import os
+import shutil
+import tempfile
+import time
+import urllib.request
+
+import chess
+import pytest
+
+from host_sim import Simulator
+from host_sim.tui import Table
+from host_sim.web import WebSimulator
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IMG = os.path.join(ROOT, "docs", "img")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+CHROME_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=1180,860")
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
+                       reason="no headless browser: install Debian chromium + chromium-driver (make test-browser)"),
+]
+
+
+@pytest.fixture
+def page():
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    sim = Simulator(seed=3, level=0)
+    app = WebSimulator(Table(sim), port=0, speed=4).start()
+    profile = tempfile.mkdtemp(prefix="reedchess-chromium-")
+    opts = Options()
+    opts.binary_location = CHROMIUM
+    for flag in CHROME_FLAGS + ("--user-data-dir=" + profile,):
+        opts.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    driver.implicitly_wait(0)
+    try:
+        driver.get(app.url)
+        yield driver, app
+    finally:
+        driver.quit()
+        app.stop()
+        sim.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait_until(fn, timeout_s=60, what="condition"):
+    deadline = time.monotonic() + timeout_s
+    last = None
+    while time.monotonic() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
+
+
+def dom_leds(driver):
+    """{square: pattern} of every square whose LED the page shows lit."""
+    out = {}
+    for el in driver.find_elements("css selector", "#board .sq"):
+        led = el.get_attribute("data-led")
+        if led != "off":
+            out[el.get_attribute("data-square")] = led
+    return out
+
+
+def click(driver, sq):
+    driver.find_element("id", "sq-" + sq).click()
+
+
+def pieces_in_dom(driver):
+    return {el.get_attribute("data-square"): el.get_attribute("data-piece")
+            for el in driver.find_elements("css selector", "#board .sq") if el.get_attribute("data-piece")}
+
+
+def test_play_several_moves_by_clicking_and_check_the_leds(page):
+    driver, app = page
+    wait_until(lambda: pieces_in_dom(driver).get("e2") == "P", 30, "the board")
+    ours = ("e2e4", "g1f3", "f1c4", "d2d3")
+    for n, move in enumerate(ours):
+        fen = app.state()["fen"]
+        legal = {m.uci() for m in chess.Board(fen).legal_moves}
+        if move not in legal:  # the computer's replies decide; stay legal whatever it played
+            move = sorted(legal)[0]
+        click(driver, move[:2])
+        wait_until(lambda: app.state()["hand"], 10, "the piece in hand")
+        click(driver, move[2:4])
+        cm = wait_until(lambda: app.state()["computer_move"], 120, "the computer's move")
+        # the page shows exactly the firmware's LEDs: the computer's from and to squares
+        want = {cm[:2]: "on", cm[2:4]: "on"}
+        wait_until(lambda: dom_leds(driver) == want == app.state()["lit"], 20, "LEDs %r in the DOM" % want)
+        assert driver.find_element("id", "computer").text == cm
+        if n == 2:
+            os.makedirs(IMG, exist_ok=True)
+            driver.execute_script("window.scrollTo(0, 0)")
+            driver.save_screenshot(os.path.join(IMG, "sim-web.png"))
+        click(driver, cm[:2])  # make the computer's move by hand: lift, (capture), place
+        wait_until(lambda: app.state()["hand"], 10, "the computer's piece in hand")
+        click(driver, cm[2:4])
+        wait_until(lambda: not dom_leds(driver) and len(app.state()["game"]) == 2 * n + 2, 30, "LEDs off")
+    items = driver.find_elements("css selector", "#moves li")
+    assert len(items) == len(ours) and items[0].text.startswith("1. e4 ")
+    # a button on the page: hint blinks two squares in the DOM, as on the firmware's LEDs
+    driver.find_element("id", "btn-hint").click()
+    hint = wait_until(lambda: app.state()["state"].get("hint"), 60, "a hint")
+    want = {hint[:2]: "blink", hint[2:4]: "blink"}
+    wait_until(lambda: dom_leds(driver) == want, 20, "hint LEDs %r" % want)
+    display = driver.find_element("id", "display").text
+    assert display.strip() and display.splitlines()[0] in "\n".join(app.state()["display"])
+    driver.execute_script("window.scrollTo(0, 0);"  # freeze the blinking in its lit phase
+                          "document.getAnimations().forEach((a) => { a.currentTime = 0; a.pause(); });")
+    driver.save_screenshot(os.path.join(IMG, "sim-web-hint.png"))
+    # the PGN link downloads the firmware's game
+    href = driver.find_element("id", "pgn").get_attribute("href")
+    pgn = urllib.request.urlopen(href, timeout=10).read().decode()
+    assert "1. e4" in pgn and app.state()["result"] in pgn
+
+
+def test_capture_by_clicking_the_victim_square(page):
+    driver, app = page
+    wait_until(lambda: pieces_in_dom(driver).get("e2") == "P", 30, "the board")
+    app.command("arrange 4k3/8/8/3p4/4P3/8/8/4K3")  # by hand: the firmware sees a new board
+    with app.lock:
+        app.table.sim.console("new 4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1")
+    wait_until(lambda: app.state()["fen"].startswith("4k3/8/8/3p4/4P3"), 30, "the new position")
+    wait_until(lambda: not app.state()["lit"], 30, "a quiet board")
+    click(driver, "e4")
+    wait_until(lambda: app.state()["hand"] == ["P"], 10, "the pawn in hand")
+    click(driver, "d5")  # an occupied square while holding a piece: the victim comes off first
+    wait_until(lambda: app.state()["game"][-1:] == ["e4d5"], 60, "the capture in the game")
+    st = app.state()
+    assert st["pieces"]["d5"] == "P" and "p" in st["box"]
+    box = driver.find_element("id", "box").text
+    assert box.strip() not in ("", "-")
