@@ -189,13 +189,15 @@ def _say(log, text):
 def board_arch(board, arch=None, root=ROOT):
     """Check `board` exists and return the mpy-cross architecture to build for."""
     boards = fileset.board_names(root)
-    if not board:
-        raise FlashError(
-            "no board given. Use: make flash BOARD=<board> PORT=<serial port>\n"
-            "  boards: %s" % (", ".join(boards) or "none yet (boards/ has no board modules)")
-        )
-    if board not in boards:
-        raise FlashError("unknown board %r. Boards: %s" % (board, ", ".join(boards) or "none yet"))
+    if not board or board not in boards:
+        flashable = [b for b in boards if (fileset.board_mcu(b, root) or "").upper() in MCU_ARCH]
+        others = [b for b in boards if b not in flashable]
+        listing = ", ".join(flashable) or "none yet (boards/ has no MicroPython board modules)"
+        if others:
+            listing += " (not MicroPython boards, not flashed: %s)" % ", ".join(others)
+        if not board:
+            raise FlashError("no board given. Use: make flash BOARD=<board> PORT=<serial port>\n  boards: " + listing)
+        raise FlashError("unknown board %r. Boards: %s" % (board, listing))
     mcu = fileset.board_mcu(board, root)
     arch = arch or MCU_ARCH.get((mcu or "").upper()) or BOARD_ARCH.get(board)
     if not arch:
