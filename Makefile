@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv test test-fast sim sim-web bench perft-speed flash mpy package lint clean help
+.PHONY: all venv test test-fast sim sim-web test-browser bench perft-speed flash mpy package lint clean help
 
 all: test
 
@@ -34,6 +34,13 @@ sim: $(STAMP)
 
 sim-web: $(STAMP)
 	$(PY) -m host_sim --web $(ARGS)
+
+## test-browser: install Debian chromium + chromium-driver if missing, then play the web page in headless Chromium (writes docs/img/*.png)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+test-browser: $(STAMP)
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium chromium-driver; fi
+	$(PY) -m pytest -q -m browser tests/test_web_browser.py
 
 ## bench: engine benchmarks (by hand; results go to docs/benchmarks.md)
 bench: $(STAMP)

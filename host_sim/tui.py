@@ -204,11 +204,21 @@ class Table:
 
     def thinking(self):
         """The engine's current thinking line ('' when it is not thinking or not exposed)."""
-        for name in ("thinking", "thinking_line", "info_line"):
+        line = ""
+        for name in ("thinking_line", "thinking", "info_line"):
             fn = getattr(self.sim, name, None)
             if callable(fn):
-                return str(fn() or "")
+                line = str(fn() or "")
+                break
         st = self.state()
+        if st.get("pondering"):
+            return "pondering%s %s" % (" on " + st["ponder_move"] if st.get("ponder_move") else "", line).rstrip()
+        if line:
+            return line
+        if st.get("depth"):
+            score = ("mate %d" % st["mate_in"]) if st.get("mate_in") else (
+                "%+.2f" % (st["score_cp"] / 100.0) if st.get("score_cp") is not None else "")
+            return ("last search: depth %d %s" % (st["depth"], score)).rstrip()
         for key in ("thinking", "info", "pv"):
             if st.get(key):
                 return str(st[key])
