@@ -77,7 +77,7 @@ def build(args, header=None):
         try:
             stream = open(args.record, "w")
         except OSError as e:
-            raise ValueError("cannot write %s: %s" % (args.record, e.strerror or e))
+            raise ValueError("cannot write %s: %s" % (args.record, e.strerror or e)) from None
         level_now = sim.state().get("level") if hasattr(sim, "state") else None
         head = {"board": board, "human": human, "seed": seed, "source": "simulator"}
         if level_now is not None:

@@ -84,7 +84,7 @@ def parse_event(text, line=0):
     try:
         time_ms = int(stamp)
     except ValueError:
-        raise LogFormatError("%s: time %r is not a whole number of ms" % (where, stamp))
+        raise LogFormatError("%s: time %r is not a whole number of ms" % (where, stamp)) from None
     if time_ms < 0:
         raise LogFormatError("%s: time %d is negative" % (where, time_ms))
     if action not in ACTIONS:
@@ -145,7 +145,7 @@ class SensorLog:
                 try:
                     int(header[key])
                 except ValueError:
-                    raise LogFormatError("header: %s %r is not a number" % (key, header[key]))
+                    raise LogFormatError("header: %s %r is not a number" % (key, header[key])) from None
         return cls(header, events)
 
     @classmethod
@@ -154,11 +154,11 @@ class SensorLog:
             with open(path) as f:
                 text = f.read()
         except OSError as e:
-            raise LogFormatError("cannot read sensor log %s: %s" % (path, e.strerror or e))
+            raise LogFormatError("cannot read sensor log %s: %s" % (path, e.strerror or e)) from None
         try:
             return cls.parse(text)
         except LogFormatError as e:
-            raise LogFormatError("%s: %s" % (path, e))
+            raise LogFormatError("%s: %s" % (path, e)) from None
 
     def text(self):
         lines = [MAGIC]
@@ -227,7 +227,7 @@ def replay(table, log, on_event=None, offset_ms=None):
             try:
                 reply = table.execute(ev.command(), settle=False)
             except ValueError as e:
-                raise LogFormatError("line %d (%s): %s" % (ev.line, ev.text(), e))
+                raise LogFormatError("line %d (%s): %s" % (ev.line, ev.text(), e)) from None
         done += 1
         if on_event is not None:
             on_event(ev, reply)

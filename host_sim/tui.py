@@ -106,7 +106,7 @@ def parse_ms(text):
         else:
             v = float(t)
     except ValueError:
-        raise CommandError("%r is not a time (e.g. 500, 2s, 1m)" % (text,))
+        raise CommandError("%r is not a time (e.g. 500, 2s, 1m)" % (text,)) from None
     if not 0 <= v <= 24 * 3600 * 1000:
         raise CommandError("time %r out of range (0 .. 24 h)" % (text,))
     return int(v)
@@ -501,7 +501,7 @@ class Table:
             try:
                 Position(fen if len(fen.split()) > 1 else fen + " w - - 0 1")
             except ValueError as e:
-                raise CommandError("not a usable FEN: %s" % e)
+                raise CommandError("not a usable FEN: %s" % e) from None
             self.arrange(fen)
         elif cmd == "sync":
             self.arrange(self.sim.fen())
@@ -517,7 +517,7 @@ class Table:
                 with open(args[0], "w") as f:
                     f.write(self.pgn())
             except OSError as e:
-                raise CommandError("cannot write %s: %s" % (args[0], e.strerror or e))
+                raise CommandError("cannot write %s: %s" % (args[0], e.strerror or e)) from None
             return "saved the game to %s" % args[0]
         elif cmd == "flip":
             self.flipped = not self.flipped
@@ -740,7 +740,8 @@ def _curses_main(stdscr, table, speed, frame_s):  # pragma: no cover - see run_c
         curses.init_pair(3, curses.COLOR_BLACK, curses.COLOR_RED)
         curses.init_pair(4, curses.COLOR_CYAN, bg)
         colours = {"led:on": curses.color_pair(1) | curses.A_BOLD, "led:blink": curses.color_pair(2) | curses.A_BOLD,
-                   "led:blink_fast": curses.color_pair(3) | curses.A_BOLD, "title": curses.color_pair(4) | curses.A_BOLD,
+                   "led:blink_fast": curses.color_pair(3) | curses.A_BOLD,
+                   "title": curses.color_pair(4) | curses.A_BOLD,
                    "dim": curses.A_DIM}
     else:
         colours = {"led:on": curses.A_REVERSE, "led:blink": curses.A_REVERSE, "led:blink_fast": curses.A_REVERSE,

@@ -122,8 +122,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not (client.startswith("127.") or client == "::1"):
             self._send(403, "text/plain", b"loopback only\n")
             return False
-        host = (self.headers.get("Host") or "").rsplit(":", 1)[0] if not (self.headers.get("Host") or "").startswith("[") \
-            else (self.headers.get("Host") or "").split("]")[0] + "]"
+        header = self.headers.get("Host") or ""
+        host = header.split("]")[0] + "]" if header.startswith("[") else header.rsplit(":", 1)[0]
         if host not in LOOPBACK_HOSTS:
             self._send(403, "text/plain", b"loopback only (Host header)\n")
             return False
@@ -195,7 +195,7 @@ def serve(table, port=8000, speed=1.0, out=None):
     try:
         app = WebSimulator(table, port=port, speed=speed)
     except OSError as e:
-        raise WebError("cannot listen on 127.0.0.1:%d: %s (try --port 0)" % (port, e.strerror or e))
+        raise WebError("cannot listen on 127.0.0.1:%d: %s (try --port 0)" % (port, e.strerror or e)) from None
     app.start()
     out.write("Reedchess simulator: open %s in your browser (Ctrl-C stops)\n" % app.url)
     out.flush()

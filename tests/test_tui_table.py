@@ -6,7 +6,7 @@ import io
 import pytest
 
 from host_sim import Simulator
-from host_sim.replay import Recorder, SensorLog
+from host_sim.replay import Recorder
 from host_sim.tui import CommandError, Quit, Table, run_lines
 
 

@@ -101,7 +101,7 @@ def test_play_several_moves_by_clicking_and_check_the_leds(page):
         cm = wait_until(lambda: app.state()["computer_move"], 120, "the computer's move")
         # the page shows exactly the firmware's LEDs: the computer's from and to squares
         want = {cm[:2]: "on", cm[2:4]: "on"}
-        wait_until(lambda: dom_leds(driver) == want == app.state()["lit"], 20, "LEDs %r in the DOM" % want)
+        wait_until(lambda want=want: dom_leds(driver) == want == app.state()["lit"], 20, "LEDs %r in the DOM" % want)
         assert driver.find_element("id", "computer").text == cm
         if n == 2:
             os.makedirs(IMG, exist_ok=True)
@@ -110,7 +110,8 @@ def test_play_several_moves_by_clicking_and_check_the_leds(page):
         click(driver, cm[:2])  # make the computer's move by hand: lift, (capture), place
         wait_until(lambda: app.state()["hand"], 10, "the computer's piece in hand")
         click(driver, cm[2:4])
-        wait_until(lambda: not dom_leds(driver) and len(app.state()["game"]) == 2 * n + 2, 30, "LEDs off")
+        plies = 2 * n + 2
+        wait_until(lambda plies=plies: not dom_leds(driver) and len(app.state()["game"]) == plies, 30, "LEDs off")
     items = driver.find_elements("css selector", "#moves li")
     assert len(items) == len(ours) and items[0].text.startswith("1. e4 ")
     # a button on the page: hint blinks two squares in the DOM, as on the firmware's LEDs
