@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv test test-fast sim sim-web test-browser bench perft-speed flash mpy package lint clean help
+.PHONY: all venv test test-fast sim sim-web test-browser bench perft-speed flash mpy package lint book clean help
 
 all: test
 
@@ -47,6 +47,11 @@ bench: $(STAMP)
 	$(PY) bench/perft_speed.py
 
 perft-speed: bench
+
+## book: rebuild firmware/data/book.bin from tools/book_data/ (deterministic; docs/book.md)
+book: $(STAMP)
+	$(PY) tools/book_build.py build -o firmware/data/book.bin --max-ply 14 \
+		--tsv tools/book_data/lines.tsv --tsv tools/book_data/engine_lines.tsv
 
 ## flash: build .mpy for BOARD and copy it to the board on PORT, verified (make flash BOARD=pico PORT=/dev/ttyACM0 [ARGS=--source])
 flash: $(STAMP)
