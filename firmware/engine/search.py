@@ -48,7 +48,7 @@ INF = const(32000)
 MAX_PLY = const(64)
 MAX_DEPTH = const(60)
 PV_PLY = const(32)
-MOVE_STACK = const(3072)  # moves of all plies on the current path (each ply <= 218)
+MOVE_STACK = const(2048)  # moves of all plies on the current path (each ply <= 218)
 _TT_MOVE = const(1 << 29)
 _CAPTURE = const(1 << 26)
 _BAD_CAPTURE = const(1 << 24)  # below killers
@@ -123,17 +123,19 @@ def mate_in_moves(score):
 
 class Searcher:
     """See the module docstring. `tt_entries`: transposition table slots (10 bytes each);
+    `move_stack`: move-buffer cells shared by all plies (8 bytes each; a ply that would not
+    fit 256 more is searched as a leaf);
     `poll_nodes`: nodes between calls of poll and clock checks; `clock_ms`: zero-argument
     callable returning milliseconds (default compat.ticks_ms); `seed`: mixes into the
     evaluation noise of fun levels (set_noise)."""
 
-    def __init__(self, tt_entries=4096, poll_nodes=256, clock_ms=None, seed=0):
+    def __init__(self, tt_entries=4096, poll_nodes=256, clock_ms=None, seed=0, move_stack=MOVE_STACK):
         if not isinstance(poll_nodes, int) or poll_nodes < 1:
             raise SearchError("poll_nodes must be a positive int, got %r" % (poll_nodes,))
         _init_eval()
         self.tt = TranspositionTable(tt_entries)
         ec = 256
-        while ec * 2 <= self.tt.size // 2 and ec < _ECACHE_MAX:
+        while ec * 2 <= self.tt.size // 4 and ec < _ECACHE_MAX:
             ec *= 2
         self.ec_mask = ec - 1
         self.ec_key = array("i", bytes(4 * ec))
@@ -143,11 +145,14 @@ class Searcher:
         self.seed = seed
         self.noise_cp = 0
         self.noise_seed = 0
-        self.moves = array("i", bytes(4 * MOVE_STACK))
-        self.mscore = array("i", bytes(4 * MOVE_STACK))
+        if not isinstance(move_stack, int) or move_stack < 512:
+            raise SearchError("move_stack must be an int >= 512, got %r" % (move_stack,))
+        self.move_stack = move_stack
+        self.moves = array("i", bytes(4 * move_stack))
+        self.mscore = array("i", bytes(4 * move_stack))
         self.sp = 0
         self.killers = array("i", bytes(4 * 2 * MAX_PLY))
-        self.history = array("i", bytes(4 * 16 * 128))
+        self.history = array("h", bytes(2 * 16 * 128))
         self.pv = array("i", bytes(4 * PV_PLY * PV_PLY))
         self.pv_len = bytearray(PV_PLY + 1)
         self.root_moves = array("i", bytes(4 * 256))
@@ -642,7 +647,7 @@ class Searcher:
                         return beta if s >= MATE_BOUND else s
         # generate and score moves
         start = self.sp
-        if start + 256 > MOVE_STACK:
+        if start + 256 > self.move_stack:
             return static if static > -INF else 0
         moves = self.moves
         ms = self.mscore
@@ -805,7 +810,7 @@ class Searcher:
         if ply >= MAX_PLY - 1:
             return self._static()
         start = self.sp
-        if start + 256 > MOVE_STACK:
+        if start + 256 > self.move_stack:
             return self._static()
         moves = self.moves
         ms = self.mscore

@@ -204,5 +204,5 @@ LMP_COUNT = (0, 8, 14, 22)  # late quiet moves skipped at depth 1-3 beyond this 
 LMR_MIN_DEPTH = const(3)
 LMR_FIRST = const(3)  # moves searched before reductions start
 DELTA_MARGIN = const(200)
-HISTORY_MAX = const(1 << 20)
+HISTORY_MAX = const(16000)  # history table cells are 16-bit
 LAZY_MARGIN = const(350)  # quiescence: skip the full evaluation when this far outside
