@@ -78,3 +78,44 @@ def test_command_line_record_then_replay(tmp_path):
     out = subprocess.run([sys.executable, "-m", "host_sim", "--replay", str(bad)], capture_output=True, text=True,
                          cwd=ROOT, timeout=60)
     assert out.returncode == 2 and "line 2" in out.stderr and "teleport" in out.stderr
+
+
+def test_a_log_written_by_the_firmware_logger_replays():
+    """The firmware's own logger (run here under MicroPython on debounced events of a scripted
+    move) writes what the simulator replays: the same move reaches the replayed firmware."""
+    from tests.mpy import run_mpy
+
+    code = r"""
+import io
+from firmware.io.debounce import OccupancyDebouncer, event_cell, event_kind
+from firmware.controller.sensor_log import SensorLog
+deb = OccupancyDebouncer(30)
+raw = bytearray(b"\xff\xff\x00\x00\x00\x00\xff\xff")
+deb.reset(raw, 0)
+out = io.StringIO()
+log = SensorLog(out, "pico", start_ms=0)
+t = 0
+def feed(ms):
+    global t
+    for _ in range(ms // 2):
+        t += 2
+        deb.update(raw, t)
+        ev = deb.pop()
+        while ev >= 0:
+            log.sensor(event_cell(ev), event_kind(ev), deb.event_ms)
+            ev = deb.pop()
+feed(500)
+raw[1] &= ~(1 << 3)      # lift d2
+feed(250)
+raw[3] |= 1 << 3         # place d4
+feed(1500)
+log.button("hint", 1, t)
+print(out.getvalue())
+"""
+    log = SensorLog.parse(run_mpy(code))
+    assert [e.command() for e in log.events] == ["lift d2", "place d4", "press hint"]
+    with Simulator(seed=0, level=0) as sim:
+        t = Table(sim)
+        replay(t, log)
+        t.settle()
+        assert sim.game()[0] == "d2d4" and t.pieces[27] == "P"
