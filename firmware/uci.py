@@ -295,6 +295,9 @@ class UciSession:
         poll = self._poll if self.read_line is not None else None
         for info in searcher.iterate(position, limits, poll):
             self.write(format_info(info, searcher))
+        # final totals (GUIs show them; after `stop` they say where the search ended)
+        elapsed = searcher.elapsed_ms()
+        self.write("info nodes %d time %d nps %d" % (searcher.nodes, elapsed, searcher.nodes * 1000 // (elapsed if elapsed > 0 else 1)))
         best = searcher.best_move
         if best:
             line = "bestmove " + uci(best)

@@ -136,7 +136,7 @@ def evaluate(position):
                         be //= T.PASSED_BLOCKED_DIV
                     if (not (sq - 15) & 0x88 and b[sq - 15] == 1) or (not (sq - 17) & 0x88 and b[sq - 17] == 1):
                         be += T.PASSED_PROTECTED_EG * r // 2
-                    be += (dist[stop - bk + 119] - dist[stop - wk + 119]) * T.PASSED_KING_DIST_EG * r // 4
+                    be += (dist[stop - bk + 119] - dist[stop - wk + 119]) * T.PASSED_KING_DIST[r]
                     if not b_pieces:
                         moves = 7 - r - (r == 1)
                         kd = dist[(112 | f) - bk + 119] - (position.stm == 8)
@@ -165,7 +165,7 @@ def evaluate(position):
                         be //= T.PASSED_BLOCKED_DIV
                     if (not (sq + 15) & 0x88 and b[sq + 15] == 9) or (not (sq + 17) & 0x88 and b[sq + 17] == 9):
                         be += T.PASSED_PROTECTED_EG * rr // 2
-                    be += (dist[stop - wk + 119] - dist[stop - bk + 119]) * T.PASSED_KING_DIST_EG * rr // 4
+                    be += (dist[stop - wk + 119] - dist[stop - bk + 119]) * T.PASSED_KING_DIST[rr]
                     if not w_pieces:
                         moves = 7 - rr - (rr == 1)
                         kd = dist[f - wk + 119] - (position.stm == 0)
@@ -287,7 +287,9 @@ def evaluate(position):
         wpm[f] = 0
         bpm[f] = 0
 
-    score = (mg * phase + eg * (_PHASE_TOTAL - phase)) // _PHASE_TOTAL
+    score = mg * phase + eg * (_PHASE_TOTAL - phase)
+    # divide rounding toward zero, so a colour-mirrored position scores exactly the negation
+    score = score // _PHASE_TOTAL if score >= 0 else -((-score) // _PHASE_TOTAL)
     # A side without pawns that is not clearly ahead in pieces rarely wins.
     if score > 0 and not pw:
         if _piece_value(c, 0) - _piece_value(c, 8) < 400:

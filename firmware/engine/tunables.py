@@ -162,7 +162,8 @@ PASSED_MG = (0, 2, 5, 10, 20, 35, 55, 0)
 PASSED_EG = (0, 8, 12, 20, 35, 60, 95, 0)
 PASSED_PROTECTED_EG = const(15)  # per rank step of a passer guarded by a pawn
 PASSED_BLOCKED_DIV = const(2)  # passer blocked by any piece: bonus divided by this
-PASSED_KING_DIST_EG = const(5)  # x (enemy king distance - own king distance) to the stop square
+# x (enemy king distance - own king distance) to the stop square, by rank
+PASSED_KING_DIST = (0, 0, 1, 2, 4, 6, 8, 0)
 UNSTOPPABLE = const(600)  # pawn race won by the square rule when the enemy has only pawns
 ROOK_OPEN_MG = const(30)
 ROOK_OPEN_EG = const(10)
