@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv test test-fast sim sim-web test-browser bench perft-speed flash mpy package lint book clean help
+.PHONY: all venv test test-fast sim sim-web test-browser bench bench-search match perft-speed flash mpy package lint book clean help
 
 all: test
 
@@ -45,8 +45,21 @@ test-browser: $(STAMP)
 ## bench: engine benchmarks (by hand; results go to docs/benchmarks.md)
 bench: $(STAMP)
 	$(PY) bench/perft_speed.py
+	$(PY) bench/search_speed.py
 
 perft-speed: bench
+
+## bench-search: search nodes/s on CPython and MicroPython (the `bench` node signature must match) and Bratko-Kopec
+bench-search: $(STAMP)
+	$(PY) bench/search_speed.py
+	MICROPYPATH=. $(VENV)/bin/micropython bench/search_speed.py
+	$(PY) bench/bratko_kopec.py 20000
+
+## match: optional strength match vs Debian's Stockfish (installs it if missing); ARGS="--games 30 --elo 1500 --movetime-ms 1000"
+match: $(STAMP)
+	@if [ ! -x /usr/games/stockfish ]; then \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q stockfish; fi
+	$(PY) bench/match_stockfish.py $(ARGS)
 
 ## book: rebuild firmware/data/book.bin from tools/book_data/ (deterministic; docs/book.md)
 book: $(STAMP)
