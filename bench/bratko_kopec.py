@@ -58,7 +58,8 @@ def run(nodes, tt_entries=1 << 15, verbose=True):
         ok = result.best_move in wanted
         solved += ok
         if verbose:
-            print("%s %-6s %-7s want %-8s depth %2d score %6d" % (name, "solved" if ok else "-", san(position, result.best_move),
+            played = san(position, result.best_move)
+            print("%s %-6s %-7s want %-8s depth %2d score %6d" % (name, "solved" if ok else "-", played,
                                                                   bm, result.depth, result.score))
     ms = ticks_diff(ticks_ms(), t0)
     print("bratko-kopec %d/24 at %d nodes per position (%d ms)" % (solved, nodes, ms))

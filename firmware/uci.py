@@ -297,7 +297,8 @@ class UciSession:
             self.write(format_info(info, searcher))
         # final totals (GUIs show them; after `stop` they say where the search ended)
         elapsed = searcher.elapsed_ms()
-        self.write("info nodes %d time %d nps %d" % (searcher.nodes, elapsed, searcher.nodes * 1000 // (elapsed if elapsed > 0 else 1)))
+        nps = searcher.nodes * 1000 // (elapsed if elapsed > 0 else 1)
+        self.write("info nodes %d time %d nps %d" % (searcher.nodes, elapsed, nps))
         best = searcher.best_move
         if best:
             line = "bestmove " + uci(best)

@@ -116,7 +116,8 @@ def test_fun_noise_changes_choices_but_is_reproducible():
 
 def test_mate_level_finds_the_mate():
     searcher = Searcher(tt_entries=1 << 12)
-    result = searcher.search(Position("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1"), limits_for_level(find_level("Mate in 3")))
+    limits = limits_for_level(find_level("Mate in 3"))
+    result = searcher.search(Position("r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1"), limits)
     assert result.mate_in == 3 and uci(result.best_move) == "f6a6"
 
 

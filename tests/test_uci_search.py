@@ -13,7 +13,10 @@ import pytest
 from firmware.uci import UciSession, parse_go
 from tests.mpy import ROOT, micropython_path
 
-INFO_RE = re.compile(r"^info depth (\d+) seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+ pv( [a-h][1-8][a-h][1-8][nbrq]?)+$")
+INFO_RE = re.compile(
+    r"^info depth (\d+) seldepth \d+ score (cp -?\d+|mate -?\d+) nodes \d+ nps \d+ time \d+"
+    r" pv( [a-h][1-8][a-h][1-8][nbrq]?)+$"
+)
 
 
 class ScriptedInput:

@@ -89,7 +89,8 @@ def _bare_king(position, strong):
         if draw:
             return 0
         return NONE if strong == 0 else -NONE  # pawn endings: the normal evaluation
-    return T.KNOWN_WIN + eg + T.MOPUP_EDGE * CENTRE_DIST[weak_king] + T.MOPUP_CLOSE * (14 - _manhattan(strong_king, weak_king))
+    close = 14 - _manhattan(strong_king, weak_king)
+    return T.KNOWN_WIN + eg + T.MOPUP_EDGE * CENTRE_DIST[weak_king] + T.MOPUP_CLOSE * close
 
 
 def _find(position, piece):

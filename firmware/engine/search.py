@@ -632,11 +632,13 @@ class Searcher:
             static = self._static()
             if not pvnode:
                 # reverse futility pruning: far above beta with little depth left
-                if depth <= T.RFP_MAX_DEPTH and static - T.RFP_MARGIN * depth >= beta and beta > -MATE_BOUND and beta < MATE_BOUND:
+                margin = T.RFP_MARGIN * depth
+                if depth <= T.RFP_MAX_DEPTH and static - margin >= beta and -MATE_BOUND < beta < MATE_BOUND:
                     return static
                 # null move (not with king and pawns only: zugzwang)
                 stm = pos.stm
-                if null_ok and depth >= T.NULL_MIN_DEPTH and static >= beta and (c[stm | 2] or c[stm | 3] or c[stm | 4] or c[stm | 5]):
+                pieces = c[stm | 2] or c[stm | 3] or c[stm | 4] or c[stm | 5]
+                if null_ok and depth >= T.NULL_MIN_DEPTH and static >= beta and pieces:
                     r = T.NULL_R + (depth >= 7)
                     pos.make_null()
                     s = -self._search(-beta, -beta + 1, depth - 1 - r, ply + 1, False, False)

@@ -57,7 +57,8 @@ class Limits:
 
     def __repr__(self):
         parts = []
-        for name in ("depth", "nodes", "movetime_ms", "wtime_ms", "btime_ms", "winc_ms", "binc_ms", "movestogo", "mate"):
+        for name in ("depth", "nodes", "movetime_ms", "wtime_ms", "btime_ms", "winc_ms", "binc_ms", "movestogo",
+                     "mate"):
             value = getattr(self, name)
             if value:
                 parts.append("%s=%d" % (name, value))
