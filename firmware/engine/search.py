@@ -366,8 +366,9 @@ class Searcher:
                 if score >= MATE_BOUND and depth >= 2 * mate_in_moves(score) + 2:
                     break
             depth += 1
-        if self.ponder_move and self.pv[0] != self.best_move:
-            self.ponder_move = 0
+        # the expected reply: the PV's second move, if the PV still starts with our move
+        # (a move that beat the old best in an unfinished depth has its own PV)
+        self.ponder_move = self.pv[1] if self.pv_len[0] > 1 and self.pv[0] == self.best_move else 0
         # A ponder or infinite search must not answer before it is told to (only a poll
         # function can tell it, so without one it ends at its depth limit).
         if poll is not None:
