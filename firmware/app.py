@@ -1,0 +1,261 @@
+"""The composition root: one chess computer = a board's hardware + engine + controller.
+
+    import boards.pico as board
+    from firmware import app
+    app.main(board)                  # builds everything and runs the main loop forever
+
+    a = App(hw, searcher, book=None, journal=None, ticks_ms=None)   # hw: boards.config.Hardware
+    a.boot(now_ms)                   # first scan, resume the journal
+    a.step(now_ms)                   # one main-loop pass (runs a search when one is due)
+
+The main loop is cooperative. `service(now_ms)` is one pass of everything that must stay
+responsive: scan the reed switches, debounce, feed BoardSync with events and the debounced
+occupancy, hand its verdicts and the button presses to the Controller, console input,
+timeouts, LEDs, buzzer and display. When the engine has work (the computer's move, a hint,
+pondering on the player's time), `step` runs `searcher.iterate` with a poll function that
+calls the same `service` and returns True when the controller wants the search to stop
+("move now", the player moved during pondering, new game, take back). The poll interval
+adapts so one poll comes at least every `poll_target_ms` of real time (the board config's
+`poll_nodes` is the upper bound): that keeps the sensor-to-LED reaction short on a slow chip.
+Nothing in `service` allocates while nothing happens on the board.
+
+`ticks_ms` is the clock (compat.ticks_ms on a board; the simulator passes its simulated
+clock); it is read once per pass. `work_nodes` counts every node searched so far (the
+simulator turns it into device time).
+"""
+from firmware.compat import ticks_diff
+from firmware.compat import ticks_ms as _ticks_ms
+from firmware.controller.board_sync import IDLE, BoardSync
+from firmware.controller.computer import Computer
+from firmware.controller.console import Console, pgn_of
+from firmware.controller.flow import (
+    STOP_NONE,
+    WORK_NONE,
+    WORK_PONDER,
+    WORK_THINK,
+    Controller,
+    Outcome,
+)
+from firmware.controller.game import Game
+from firmware.controller.settings import Settings, SettingsError
+from firmware.controller.ui import Ui
+from firmware.engine.search import Searcher, mate_in_moves
+
+POLL_TARGET_MS = 15
+MIN_POLL_NODES = 2
+UNEXPLAINED_MS = 3000
+
+
+class App:
+    def __init__(self, hw, searcher, book=None, journal=None, ticks_ms=None, console=None, write=None,
+                 settings=None, start_fen=None, seed=0, log=None, poll_target_ms=POLL_TARGET_MS):
+        """`settings` / `start_fen`: used when the journal holds none (a fresh unit)."""
+        cfg = hw.config
+        self.hw = hw
+        self.config = cfg
+        self.sensors = hw.sensors
+        self.buttons = hw.buttons
+        self.button_names = hw.buttons.names
+        self.debouncer = hw.make_debouncer()
+        self.raw = bytearray(8)
+        self.sync = BoardSync(stable_ms=cfg["stable_ms"], unexplained_ms=cfg.get("unexplained_ms", UNEXPLAINED_MS))
+        self.game = Game()
+        self.searcher = searcher
+        self.computer = Computer(searcher, book, seed)
+        self.settings = settings.copy() if settings is not None else Settings(level=self.computer.default_level())
+        self.ui = Ui(hw.leds, hw.buzzer, hw.display)
+        self.journal = journal
+        self.log = log
+        self.controller = Controller(self.game, self.sync, self.settings, self.debouncer.stable, self.ui,
+                                     journal, self.computer, log)
+        self.ticks_ms = ticks_ms if ticks_ms is not None else _ticks_ms
+        self.console_in = console
+        self.console = Console(self, write)
+        self.start_fen = start_fen
+        self.now = 0
+        self.work_nodes = 0
+        self._seen_nodes = 0
+        self.max_poll_nodes = searcher.poll_nodes
+        self.poll_target_ms = poll_target_ms
+        self._last_poll_ms = 0
+        self.searches = 0
+
+    # ---- start-up ---------------------------------------------------------------------------
+    def boot(self, now_ms):
+        """First scan (taken as the settled board) and resume from the journal."""
+        self.now = now_ms
+        self.sensors.scan_into(self.raw)
+        self.debouncer.reset(self.raw, now_ms)
+        saved = None
+        if self.journal is not None:
+            try:
+                saved = self.journal.load()
+            except OSError as exc:
+                self.controller.journal_ok = False
+                if self.log:
+                    self.log("journal unreadable: %s" % (exc,))
+        if saved is not None and saved.settings is not None:
+            try:
+                s = Settings.from_bytes(saved.settings)
+                s.check(self.computer.level_count())
+                self.settings.assign(s)
+            except SettingsError:
+                pass
+        self.ui.sound = self.settings.sound
+        if saved is not None and not saved.found:
+            saved = None
+        self.controller.boot(saved, now_ms, self.start_fen)
+        self.ui.refresh(self.controller, now_ms)
+
+    # ---- the main loop ---------------------------------------------------------------------
+    def service(self, now_ms):
+        """One responsive pass (see the module docstring). Allocates nothing while idle."""
+        self.now = now_ms
+        deb = self.debouncer
+        sync = self.sync
+        c = self.controller
+        self.sensors.scan_into(self.raw)
+        deb.update(self.raw, now_ms)
+        ev = deb.pop()
+        while ev >= 0:
+            cell = ev & 63
+            kind = ev >> 6
+            c.on_event(cell, kind)
+            sync.event(cell, kind, deb.event_ms)
+            ev = deb.pop()
+        code = sync.update(deb.stable, now_ms)
+        n = 0
+        while code != IDLE and n < 8:
+            c.on_sync(code, now_ms)
+            code = sync.update(deb.stable, now_ms)
+            n += 1
+        buttons = self.buttons
+        buttons.poll(now_ms)
+        ev = buttons.pop()
+        while ev >= 0:
+            c.on_button(self.button_names[ev & 15], ev >> 4, now_ms)
+            ev = buttons.pop()
+        if self.console_in is not None:
+            line = self.console_in.readline()
+            if line is not None:
+                self.console.handle(line, now_ms)
+        c.tick(now_ms)
+        self.ui.refresh(c, now_ms)
+        self.ui.update(now_ms)
+
+    def step(self, now_ms):
+        """One main-loop pass; runs the engine to the end of a search when one is due."""
+        self.service(now_ms)
+        work = self.controller.engine_work()
+        if work != WORK_NONE:
+            self._engine(work)
+
+    def run(self):
+        """Boot and loop forever (the device's main)."""
+        ticks = self.ticks_ms
+        self.boot(ticks())
+        while True:
+            self.step(ticks())
+
+    # ---- the engine -----------------------------------------------------------------------
+    def _engine(self, work):
+        c = self.controller
+        comp = self.computer
+        level = self.settings.level
+        comp.set_level(level)
+        if work == WORK_THINK:
+            if self.settings.book:
+                move = comp.book_move(self.game.position, level)
+                if move:
+                    c.search_started(work)
+                    c.search_done(Outcome(move, book=True), self.now)
+                    return
+            pos = comp.prepare(self.game.position)
+            limits = comp.limits(level, c.clock_state(self.now))
+        elif work == WORK_PONDER:
+            if comp.is_analysis(level):
+                c.ponder_tried = True
+                return
+            pos = comp.prepare(self.game.position, c.ponder_move)
+            limits = comp.limits(level, c.clock_state(self.now), ponder=True)
+        else:
+            pos = comp.prepare(self.game.position)
+            limits = comp.hint_limits(level)
+        c.search_started(work)
+        self.searches += 1
+        self._seen_nodes = 0
+        self._last_poll_ms = self.now
+        searcher = self.searcher
+        for info in searcher.iterate(pos, limits, self._poll):
+            c.search_info(info.score_cp, info.mate_in, info.depth)
+        self._count_nodes(searcher)
+        self.now = self.ticks_ms()  # the search took time: the result is known only now
+        score = searcher.best_score
+        mate_in = mate_in_moves(score)
+        c.search_done(Outcome(searcher.best_move, searcher.ponder_move, None if mate_in is not None else score,
+                              mate_in, searcher.done_depth), self.now)
+
+    def _count_nodes(self, searcher):
+        n = searcher.nodes
+        self.work_nodes += n - self._seen_nodes
+        self._seen_nodes = n
+
+    def _poll(self, searcher):
+        """The search's poll: one service pass; True stops the search."""
+        self._count_nodes(searcher)
+        now = self.ticks_ms()
+        target = self.poll_target_ms
+        if target:
+            dt = ticks_diff(now, self._last_poll_ms)
+            pn = searcher.poll_nodes
+            if dt > target and pn > MIN_POLL_NODES:
+                pn = pn * target // dt
+                searcher.poll_nodes = pn if pn > MIN_POLL_NODES else MIN_POLL_NODES
+            elif dt * 2 < target and pn < self.max_poll_nodes:
+                pn *= 2
+                searcher.poll_nodes = pn if pn < self.max_poll_nodes else self.max_poll_nodes
+        self.service(now)
+        self._last_poll_ms = self.now
+        c = self.controller
+        if c.ponder_hit:
+            c.ponder_hit = False
+            searcher.ponderhit()
+        return c.stop != STOP_NONE
+
+    # ---- export -----------------------------------------------------------------------------
+    def pgn_texts(self):
+        """PGN of every archived game and of the current one (allocates)."""
+        out = []
+        n = 0
+        if self.journal is not None:
+            try:
+                for g in self.journal.games():
+                    n += 1
+                    out.append(pgn_of(g.start_fen, g.moves, g.result, n))
+            except OSError:
+                pass
+        n += 1
+        out.append(pgn_of(self.game.start_fen, self.game.moves(), self.game.result, n))
+        return out
+
+
+def main(board_module, journal_path="/", book_path=None):
+    """Build the chess computer for `board_module` (e.g. boards.pico) and run it forever."""
+    import gc
+
+    from firmware.controller.console import StdinReader
+    from firmware.controller.journal import Journal
+    from firmware.engine.book import default_book_path, open_book_or_none
+
+    hw = board_module.make_hardware()
+    cfg = hw.config
+    gc.collect()
+    searcher = Searcher(tt_entries=cfg["tt_entries"], poll_nodes=cfg["poll_nodes"])
+    book = open_book_or_none(book_path or default_book_path(), print)
+    journal = Journal(journal_path)
+    try:
+        console = StdinReader()
+    except (ImportError, OSError, AttributeError):
+        console = None
+    gc.collect()
+    App(hw, searcher, book=book, journal=journal, console=console, log=print).run()

@@ -1,0 +1,97 @@
+"""The computer's side of the game: book, search limits per level, the search position.
+
+    comp = Computer(searcher, book=None, seed=0)
+    move = comp.book_move(game.position, level_index)          # 0 when out of book
+    pos = comp.prepare(game.position, ponder_move=0)            # the search's own Position
+    limits = comp.limits(level_index, clock_state, ponder=False)
+    limits = comp.hint_limits(level_index)
+
+The search never runs on the game position: the board sync and the controller keep using
+that one from inside the search's poll function (they make and take back moves on it), so
+the search gets a mirror - same board, same repetition history - in a Position allocated
+once here (`capacity` plies of search depth on top of the game).
+"""
+from array import array
+
+from firmware.engine import levels as _levels
+from firmware.engine.fen import fen, set_fen
+from firmware.engine.position import Position
+
+HINT_MS = 3000
+HINT_NODES = 4000
+SEARCH_PLIES = 96
+
+
+class Computer:
+    def __init__(self, searcher, book=None, seed=0):
+        self.searcher = searcher
+        self.book = book
+        self.seed = seed
+        self.position = Position(None, SEARCH_PLIES)
+        self.levels = _levels.LEVELS
+        self._level = -1
+        if book is not None:
+            book.seed(seed)
+
+    def level_names(self):
+        return tuple(entry.name for entry in self.levels)
+
+    def level_count(self):
+        return len(self.levels)
+
+    def default_level(self):
+        return _levels.DEFAULT_LEVEL
+
+    def uses_clock(self, index):
+        return self.levels[index].kind == _levels.CLOCK
+
+    def clock_ms(self, index):
+        """(game time ms, increment ms, moves per control) of a clock level."""
+        entry = self.levels[index]
+        return entry.value, entry.inc_ms, entry.moves
+
+    def is_analysis(self, index):
+        return self.levels[index].kind == _levels.INFINITE
+
+    def book_move(self, position, index):
+        """A book move for the level (within its book depth), or 0."""
+        if self.book is None:
+            return 0
+        plies = self.levels[index].book_plies
+        if not plies:
+            return 0
+        try:
+            return self.book.choose(position, max_ply=plies)
+        except OSError:
+            self.book = None  # the file went away: play on without it
+            return 0
+
+    def prepare(self, game_position, ponder_move=0):
+        """Copy `game_position` (with its repetition history) into the search position and
+        play `ponder_move` on it if given. Returns the search position."""
+        pos = self.position
+        set_fen(pos, fen(game_position))
+        lo, hi = game_position.history_hashes()
+        pos.prior_lo = array("i", lo)
+        pos.prior_hi = array("i", hi)
+        if ponder_move:
+            pos.make(ponder_move)
+        return pos
+
+    def set_level(self, index):
+        """Configure the searcher for level `index` (evaluation noise of fun levels)."""
+        if index != self._level:
+            _levels.apply_level(self.searcher, index, self.seed)
+            self._level = index
+
+    def limits(self, index, clock_state=None, ponder=False):
+        limits = _levels.limits_for_level(index, clock_state)
+        if ponder:
+            limits.ponder = True
+        return limits
+
+    def hint_limits(self, index):
+        entry = self.levels[index]
+        if entry.kind in (_levels.DEPTH, _levels.FUN):
+            return _levels.limits_for_level(index)
+        return _levels.Limits(movetime_ms=HINT_MS, nodes=HINT_NODES)

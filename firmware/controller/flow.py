@@ -1,0 +1,813 @@
+"""The game flow: what the chess computer does with moves on the board and button presses.
+
+    c = Controller(game, sync, settings, occupancy, ui, journal, computer)
+    c.boot(saved_game, now_ms)              # resume from the journal (or a fresh game)
+    c.on_event(cell, kind)                  # every debounced LIFT/PLACE (before sync.event)
+    c.on_sync(code, now_ms)                 # every code BoardSync.update returns
+    c.on_button(name, kind, now_ms)         # SHORT / LONG presses
+    c.tick(now_ms)                          # timeouts, board-verify completion
+    work = c.engine_work()                  # WORK_NONE / WORK_THINK / WORK_PONDER / WORK_HINT
+    c.search_started(work); ...; c.search_done(outcome)   # the App runs the search
+
+No hardware and no clock reads here: time comes in as `now_ms`, LEDs/display are composed by
+ui.py from this object's fields, the App (firmware/app.py) runs the engine. Handlers may be
+called from inside a running search (through its poll function): they only change state and
+set `stop` (STOP_USE: play the best move so far, STOP_DISCARD: throw the search away) or
+`ponder_hit`; a new search is only ever started from the top of the main loop.
+
+Phases (ui.py): PLAYER (waiting for a move on the board; the engine may ponder), THINKING
+(the computer's turn), SHOWING (the computer's move is lit, waiting for it to be executed),
+PROMOTE (choosing the promotion piece), OVER (game end shown), VERIFY (the board must be
+brought to the game position: after take back, new game, power-up, or on request), OFFER
+(the computer offers to resign). Button meanings are listed in BUTTON_HELP and docs/playing.md.
+"""
+from firmware.compat import const, ticks_add, ticks_diff
+from firmware.controller import ui as _ui
+from firmware.controller.board_sync import (
+    EXECUTED,
+    IDLE,
+    ILLEGAL,
+    LIFTED,
+    MOVE,
+    PUT_BACK,
+    RESTORED,
+    START_POSITION,
+    TAKEBACK,
+    UNEXPLAINED,
+    WRONG,
+    occupancy_of,
+)
+from firmware.controller.game import RESULT_DRAW, IllegalGameMoveError
+from firmware.controller.gameclock import GameClock
+from firmware.controller.settings import NOBODY, OPTION_NAMES
+from firmware.engine import rules
+from firmware.engine.constants import from_sq64, to_sq64
+from firmware.engine.fen import START_FEN
+from firmware.engine.notation import san
+from firmware.io.buttons import LONG, SHORT
+
+PLAYER = _ui.PLAYER
+THINKING = _ui.THINKING
+SHOWING = _ui.SHOWING
+PROMOTE = _ui.PROMOTE
+OVER = _ui.OVER
+VERIFY = _ui.VERIFY
+OFFER = _ui.OFFER
+
+WORK_NONE = const(0)
+WORK_THINK = const(1)
+WORK_PONDER = const(2)
+WORK_HINT = const(3)
+
+STOP_NONE = const(0)
+STOP_USE = const(1)  # "move now": play the best move found so far
+STOP_DISCARD = const(2)  # the position changed: the search result is worthless
+
+MENU_MS = const(6000)  # an untouched menu closes after this
+PROMOTE_MS = const(5000)  # an unconfirmed promotion choice is taken after this
+MESSAGE_MS = const(2500)
+VERIFY_STABLE_MS = const(300)
+RESIGN_CP = const(700)  # offer to resign below -RESIGN_CP for two searches in a row
+_PROMO_CYCLE = (5, 4, 3, 2)  # queen, rook, bishop, knight
+
+BUTTON_HELP = (
+    ("new", "new game (same sides)", "new game, sides swapped"),
+    ("level", "level menu: next level", "options menu"),
+    ("takeback", "take back one move (menus: previous)", "verify the board"),
+    ("hint", "show a hint (options menu: change)", "claim a draw"),
+    ("move", "computer plays now / switch sides; move now", "two-player mode on/off"),
+    ("setup", "verify the board", "verify the board"),
+    ("mode", "two-player mode on/off", "options menu"),
+    ("ok", "confirm (menu, promotion, play on)", "confirm"),
+)
+
+
+class Outcome:
+    """A search's answer as the controller needs it (the App fills it)."""
+
+    def __init__(self, move, ponder_move=0, score_cp=None, mate_in=None, depth=0, book=False):
+        self.move = move
+        self.ponder_move = ponder_move
+        self.score_cp = score_cp
+        self.mate_in = mate_in
+        self.depth = depth
+        self.book = book
+
+
+class Controller:
+    def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None):
+        """`computer` (computer.Computer) supplies the level table; None: one plain level."""
+        self.game = game
+        self.computer = computer
+        self.sync = sync
+        self.settings = settings
+        self.occupancy = occupancy  # the debouncer's stable bytearray(8), read-only here
+        self.ui = ui
+        self.journal = journal
+        self.level_names = computer.level_names() if computer is not None else ("default",)
+        self.clock = GameClock()
+        self.clock_level = -1
+        self.clock_shown = -1
+        self.clock_text = ""
+        self.log = log
+        self.phase = PLAYER
+        self.dirty = True
+        self.paused = False
+        self.stop = STOP_NONE
+        self.searching = WORK_NONE
+        self.ponder_hit = False
+        self.ponder_move = 0  # the player's move the engine expects (ponder on it)
+        self.ponder_tried = False
+        self.ponder_outcome = None  # a ponder search that finished before the player moved
+        self.ponder_hits = 0
+        self.ponder_misses = 0
+        self.hint_wanted = False
+        self.hint_move = 0
+        self.shown_move = 0
+        self.shown_san = ""
+        self.expected_reply = 0  # the computer's predicted reply to its shown move
+        self.promo_move = 0
+        self.promo_kind = 5
+        self.promo_deadline = 0
+        self.menu = _ui.MENU_NONE
+        self.menu_index = 0
+        self.menu_deadline = 0
+        self.message = ""
+        self.message_deadline = 0
+        self.targets = ()
+        self.errors_shown = False
+        self.err_clear = bytearray(8)
+        self.err_fill = bytearray(8)
+        self.reappear = bytearray(8)
+        self.verify_since = -1
+        self.score_cp = None
+        self.mate_in = None
+        self.depth = 0
+        self.bad_searches = 0
+        self.resign_declined = False
+        self.journal_ok = journal is not None
+        self.saved_side = 8  # the computer's side before two-player mode
+        self._expected = bytearray(8)
+
+    # ---- helpers --------------------------------------------------------------------------
+    def level_name(self, index):
+        return self.level_names[index] if 0 <= index < len(self.level_names) else "?"
+
+    def _say(self, text, now_ms):
+        self.message = text
+        self.message_deadline = ticks_add(now_ms, MESSAGE_MS)
+        self.dirty = True
+
+    def _journal(self, name, *args):
+        """Call a journal method; a failing flash must not stop the game."""
+        if self.journal is None or not self.journal_ok:
+            return
+        try:
+            getattr(self.journal, name)(*args)
+        except OSError as exc:
+            self.journal_ok = False
+            if self.log:
+                self.log("journal disabled: %s" % (exc,))
+
+    def _computer_to_move(self):
+        side = self.settings.computer_side
+        return side != NOBODY and self.game.position.stm == side
+
+    def _clear_overlays(self):
+        self.targets = ()
+        self.hint_move = 0
+        self.hint_wanted = False
+        self._clear_errors()
+        self.dirty = True
+
+    def _clear_errors(self):
+        if self.errors_shown:
+            self.errors_shown = False
+            self.dirty = True
+        for i in range(8):
+            self.err_clear[i] = 0
+            self.err_fill[i] = 0
+
+    def _abort_search(self):
+        if self.searching != WORK_NONE:
+            self.stop = STOP_DISCARD
+
+    def _board_matches(self):
+        occupancy_of(self.game.position, self._expected)
+        occ = self.occupancy
+        for i in range(8):
+            if occ[i] != self._expected[i]:
+                return False
+        return True
+
+    def _reappear_pending(self):
+        for i in range(8):
+            if self.reappear[i]:
+                return True
+        return False
+
+    def _enter_play(self, now_ms, verify=False, check_board=True):
+        """Pick the phase that follows from the game, after any change of the game.
+
+        With `check_board`, a board that does not show the game (take back by button, new
+        game, power-up) sends the player to VERIFY first. Changes the board sync reported
+        itself (a take back by hand) skip that: the sync follows the board and may report
+        more (a second take back, a new move) right away."""
+        self.shown_move = 0
+        self.sync.set_position(self.game.position)
+        self.targets = ()
+        self._clear_errors()
+        self.dirty = True
+        if verify or (check_board and (not self._board_matches() or self._reappear_pending())):
+            self.phase = VERIFY
+            self.verify_since = -1
+            return
+        for i in range(8):
+            self.reappear[i] = 0
+        if self.game.over:
+            self.phase = OVER
+        elif self._computer_to_move() and not self.paused:
+            self.phase = THINKING
+        else:
+            self.phase = PLAYER
+
+    # ---- boot and new games ---------------------------------------------------------------
+    def boot(self, saved, now_ms, start_fen=None):
+        """Resume `saved` (a journal.SavedGame, or None for a fresh start from `start_fen`)."""
+        started = False
+        if saved is not None and saved.found:
+            try:
+                self.game.new(saved.start_fen if saved.start_fen != START_FEN else None)
+                for m in saved.moves:
+                    self.game.push(m)
+                if saved.result != "*":
+                    self.game.finish(saved.result, saved.reason)
+                started = True
+            except ValueError:
+                self.game.new()
+        if not started:
+            self.game.new(start_fen)
+            self._journal("start_game", self.settings.to_bytes(), start_fen)
+        # A resumed game waits for the board to be checked; a fresh one too if the pieces
+        # are not on their squares yet.
+        self.paused = False
+        self._enter_play(now_ms)
+
+    def new_game(self, now_ms, start_fen=None, swap_sides=False):
+        """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN."""
+        self.game.new(start_fen)
+        self._abort_search()
+        if swap_sides and self.settings.computer_side != NOBODY:
+            self.settings.computer_side ^= 8
+        self._journal("start_game", self.settings.to_bytes(), start_fen)
+        self.paused = False
+        self.ponder_move = 0
+        self.score_cp = None
+        self.mate_in = None
+        self.bad_searches = 0
+        self.resign_declined = False
+        self.menu = _ui.MENU_NONE
+        self.clock_level = -1  # restart the clocks
+        for i in range(8):
+            self.reappear[i] = 0
+        self._clear_overlays()
+        self.ui.beep("confirm")
+        self._enter_play(now_ms)
+
+    # ---- board events -------------------------------------------------------------------
+    def on_event(self, cell, kind):
+        """A debounced LIFT (0) / PLACE (1): a captured piece put back clears its guidance."""
+        if kind == 1:
+            mask = 1 << (cell & 7)
+            if self.reappear[cell >> 3] & mask:
+                self.reappear[cell >> 3] &= ~mask & 0xFF
+                self.dirty = True
+        if self.phase == VERIFY:
+            self.verify_since = -1
+            self.dirty = True
+
+    def on_sync(self, code, now_ms):
+        """A BoardSync verdict. MOVE, EXECUTED, TAKEBACK and START_POSITION are always
+        answered with sync.set_position (the sync waits for that)."""
+        if code == IDLE:
+            return
+        phase = self.phase
+        sync = self.sync
+        if code == START_POSITION:
+            if self.game.ply or self.game.start_fen != START_FEN or self.game.over:
+                self.new_game(now_ms)
+            else:
+                sync.set_position(self.game.position)
+            return
+        if phase == VERIFY or (phase == OVER and code != TAKEBACK):
+            # While guiding the player (or after the game), the board is compared with the
+            # game directly; the sync's guesses on a half-restored board are not moves.
+            if code in (MOVE, EXECUTED, TAKEBACK):
+                sync.set_position(self.game.position)
+            return
+        if code == LIFTED:
+            if self.settings.show_targets and phase in (PLAYER, THINKING):
+                self._show_targets(sync.lifted_cell)
+        elif code == PUT_BACK:
+            if self.targets:
+                self.targets = ()
+                self.dirty = True
+        elif code == MOVE:
+            if phase == PROMOTE:
+                self._finish_promotion(now_ms)  # the next move came before the choice
+            self._player_move(sync.move, sync.promotion, now_ms)
+        elif code == EXECUTED:
+            if phase == SHOWING and self.shown_move:
+                self._computer_move_done(now_ms)
+            else:
+                sync.set_position(self.game.position)
+        elif code == WRONG or code == ILLEGAL:
+            self._show_errors(sync.wrong_cells, ())
+            self.ui.beep("error")
+        elif code == UNEXPLAINED:
+            self._show_errors(sync.to_clear, sync.to_fill)
+            self.ui.beep("error")
+        elif code == RESTORED:
+            self._clear_errors()
+        elif code == TAKEBACK:
+            self._takeback(now_ms, physical=True)
+
+    def _show_targets(self, cell):
+        pos = self.game.position
+        sq = from_sq64(cell)
+        piece = pos.board[sq]
+        if not piece or piece & 8 != pos.stm:
+            return
+        self.targets = tuple(to_sq64((m >> 7) & 127) for m in rules.legal_moves(pos) if m & 127 == sq)
+        self.dirty = True
+
+    def _show_errors(self, clear_cells, fill_cells):
+        self._clear_errors()
+        self.targets = ()
+        for cell in clear_cells:
+            self.err_clear[cell >> 3] |= 1 << (cell & 7)
+        for cell in fill_cells:
+            self.err_fill[cell >> 3] |= 1 << (cell & 7)
+        self.errors_shown = True
+        self.dirty = True
+
+    def _player_move(self, move, promotion, now_ms):
+        phase = self.phase
+        if phase not in (PLAYER, THINKING) or self.game.over:
+            self.sync.set_position(self.game.position)
+            return
+        try:
+            self.game.push(move)
+        except IllegalGameMoveError:
+            self.sync.set_position(self.game.position)
+            self.ui.beep("error")
+            return
+        self.sync.set_position(self.game.position)
+        self._clear_overlays()
+        if phase == THINKING:
+            self._abort_search()  # the player moved for the computer: enter it as played
+        if promotion:
+            self.phase = PROMOTE
+            self.promo_move = move
+            self.promo_kind = 5
+            self.promo_deadline = ticks_add(now_ms, PROMOTE_MS)
+            self._abort_search()
+            self.ui.beep("alert")
+            return
+        self._commit_player_move(move, now_ms)
+
+    def _commit_player_move(self, move, now_ms):
+        """`move` is already on the game position: record it and go on."""
+        self._journal("record_move", move)
+        self.clock.moved(self.game.position.stm ^ 8)
+        self.paused = False
+        self.mate_in = None
+        self.ui.beep("click")
+        if self.searching == WORK_PONDER:
+            if move == self.ponder_move and self.stop == STOP_NONE:
+                self.ponder_hit = True
+                self.ponder_hits += 1
+                self.searching = WORK_THINK
+            else:
+                self.stop = STOP_DISCARD
+                self.ponder_misses += 1
+        elif self.ponder_outcome is not None:
+            if move == self.ponder_move:
+                self.ponder_hits += 1
+            else:
+                self.ponder_misses += 1
+        cached = self.ponder_outcome if move == self.ponder_move else None
+        self.ponder_outcome = None
+        self.ponder_move = 0
+        if self.game.check_end():
+            self._game_over(now_ms)
+            return
+        self._enter_play(now_ms, check_board=False)
+        if cached is not None and self.phase == THINKING and self.searching == WORK_NONE:
+            self._computer_decides(cached, now_ms)  # pondering already found the answer
+
+    def _finish_promotion(self, now_ms):
+        move = self.promo_move
+        kind = self.promo_kind
+        self.promo_move = 0
+        if (move >> 14) & 7 != kind:
+            self.game.pop()
+            move = (move & ~(7 << 14)) | kind << 14
+            self.game.push(move)
+            self.sync.set_position(self.game.position)
+        self._commit_player_move(move, now_ms)
+
+    def _computer_move_done(self, now_ms):
+        move = self.shown_move
+        self.shown_move = 0
+        self.game.push(move)
+        self.sync.set_position(self.game.position)  # keeps a reply already under way
+        self._journal("record_move", move)
+        self.clock.moved(self.game.position.stm ^ 8)
+        self.ui.beep("click")
+        self._clear_errors()
+        if self.game.check_end():
+            self._game_over(now_ms)
+            return
+        reply = self.expected_reply
+        self.expected_reply = 0
+        self.ponder_move = reply if reply and self.game.is_legal(reply) else 0
+        self.ponder_outcome = None
+        self.ponder_tried = False
+        self.phase = PLAYER
+        self.dirty = True
+        if self._computer_to_move() and not self.paused:
+            self.phase = THINKING  # computer against itself (not a normal mode)
+
+    def _game_over(self, now_ms):
+        self._journal("record_end", self.game.result, self.game.reason)
+        self._abort_search()
+        self.phase = OVER
+        self.ponder_move = 0
+        self._clear_overlays()
+        self.ui.beep("game_over")
+
+    # ---- take back --------------------------------------------------------------------------
+    def _takeback(self, now_ms, physical=False):
+        """Take back one move: by button (the LEDs then guide the pieces back) or because
+        the sync saw the board reversed (`physical`: the board already shows it)."""
+        self._abort_search()
+        self._clear_overlays()
+        self.ponder_move = 0
+        self.mate_in = None
+        self.menu = _ui.MENU_NONE
+        phase = self.phase
+        if phase in (SHOWING, OFFER):
+            self.shown_move = 0  # the computer's move was never made: forget it
+            self.sync.expect_move(0)
+            if not physical:
+                self.paused = True
+                self._enter_play(now_ms)
+                return
+        if phase == PROMOTE:
+            self.promo_move = 0
+        pos = self.game.position
+        if not pos.ply:
+            self.ui.beep("error")
+            self._enter_play(now_ms, check_board=not physical)
+            return
+        move = self.game.last_move()
+        captured = pos.hist_captured[pos.ply - 1]
+        self.game.pop()
+        if phase != PROMOTE:
+            self._journal("record_undo")
+        if not physical:
+            to = (move >> 7) & 127
+            if move >> 17 == 2:
+                to = to - 16 if to > (move & 127) else to + 16
+                captured = 1
+            if captured:
+                cell = to_sq64(to)
+                self.reappear[cell >> 3] |= 1 << (cell & 7)
+        self.paused = self.settings.computer_side != NOBODY
+        self.ui.beep("confirm")
+        self._enter_play(now_ms, check_board=not physical)
+
+    # ---- buttons ----------------------------------------------------------------------------
+    def on_button(self, name, kind, now_ms):
+        if self.message:
+            self.message = ""
+            self.dirty = True
+        if self.menu != _ui.MENU_NONE and self._menu_button(name, kind, now_ms):
+            return
+        phase = self.phase
+        if phase == PROMOTE and self._promote_button(name, kind, now_ms):
+            return
+        if phase == OFFER and name in ("new", "move", "ok"):
+            if name == "new":
+                self.game.resign(self.settings.computer_side & 8)
+                self._journal("record_end", self.game.result, self.game.reason)
+                self.new_game(now_ms)
+            else:
+                self.resign_declined = True
+                self._show_computer_move(self.shown_move, now_ms)
+            return
+        if name == "new":
+            self.new_game(now_ms, swap_sides=kind == LONG)
+        elif name == "level":
+            self.menu = _ui.MENU_OPTIONS if kind == LONG else _ui.MENU_LEVEL
+            self.menu_index = 0
+            self.menu_deadline = ticks_add(now_ms, MENU_MS)
+            self.dirty = True
+            self.ui.beep("click")
+        elif name == "mode" and kind == LONG:
+            self.menu = _ui.MENU_OPTIONS
+            self.menu_index = 0
+            self.menu_deadline = ticks_add(now_ms, MENU_MS)
+            self.dirty = True
+        elif name == "takeback":
+            if kind == LONG:
+                self._verify(now_ms)
+            else:
+                self._takeback(now_ms)
+        elif name == "setup":
+            self._verify(now_ms)
+        elif name == "hint":
+            if kind == LONG:
+                self._claim_draw(now_ms)
+            else:
+                self._hint(now_ms)
+        elif name == "move":
+            if kind == LONG:
+                self._toggle_two_player(now_ms)
+            else:
+                self._move_button(now_ms)
+        elif name == "mode":
+            self._toggle_two_player(now_ms)
+        elif name == "ok":
+            pass
+
+    def _menu_button(self, name, kind, now_ms):
+        """Handle a press while a menu is open; False lets the press act normally."""
+        s = self.settings
+        self.menu_deadline = ticks_add(now_ms, MENU_MS)
+        self.dirty = True
+        count = len(self.level_names)
+        if self.menu == _ui.MENU_LEVEL and name == "level" and kind == SHORT:
+            s.level = (s.level + 1) % count
+        elif self.menu == _ui.MENU_LEVEL and name == "takeback":
+            s.level = (s.level - 1) % count
+        elif self.menu == _ui.MENU_OPTIONS and name == "level":
+            self.menu_index = (self.menu_index + (len(OPTION_NAMES) - 1 if kind == LONG else 1)) % len(OPTION_NAMES)
+        elif self.menu == _ui.MENU_OPTIONS and name == "takeback":
+            self.menu_index = (self.menu_index - 1) % len(OPTION_NAMES)
+        elif self.menu == _ui.MENU_OPTIONS and name == "hint":
+            s.toggle(self.menu_index)
+            self.ui.sound = s.sound
+        elif name in ("ok", "move"):
+            self._close_menu()
+        elif self.menu == _ui.MENU_LEVEL and name == "level":
+            self.menu = _ui.MENU_OPTIONS
+            self.menu_index = 0
+        else:
+            self._close_menu()
+            return False
+        self.ui.beep("click")
+        return True
+
+    def _close_menu(self):
+        if self.menu != _ui.MENU_NONE:
+            self.menu = _ui.MENU_NONE
+            self.dirty = True
+            self._journal("record_settings", self.settings.to_bytes())
+
+    def _promote_button(self, name, kind, now_ms):
+        if name in ("level", "hint"):
+            i = 0
+            while _PROMO_CYCLE[i] != self.promo_kind:
+                i += 1
+            self.promo_kind = _PROMO_CYCLE[(i + 1) % 4]
+            self.promo_deadline = ticks_add(now_ms, PROMOTE_MS)
+            self.dirty = True
+            self.ui.beep("click")
+            return True
+        if name in ("move", "ok"):
+            self._finish_promotion(now_ms)
+            return True
+        return False
+
+    def _verify(self, now_ms):
+        self._abort_search()
+        self._clear_overlays()
+        if self.phase in (SHOWING, OFFER):
+            self.shown_move = 0
+            self.sync.expect_move(0)
+        self._enter_play(now_ms, verify=True)
+
+    def _hint(self, now_ms):
+        if self.phase != PLAYER or self.game.over:
+            self.ui.beep("error")
+            return
+        if self.ponder_move and self.game.is_legal(self.ponder_move):
+            self.hint_move = self.ponder_move
+            self.dirty = True
+        else:
+            self.hint_wanted = True
+            self._say("Thinking...", now_ms)
+
+    def _claim_draw(self, now_ms):
+        if self.phase not in (PLAYER, THINKING) or self._computer_to_move() and self.phase == THINKING:
+            self.ui.beep("error")
+            return
+        reason = self.game.claimable_draw()
+        if reason == rules.ONGOING:
+            self._say("No draw to claim", now_ms)
+            self.ui.beep("error")
+            return
+        self.game.finish(RESULT_DRAW, reason)
+        self._game_over(now_ms)
+
+    def _move_button(self, now_ms):
+        phase = self.phase
+        if phase == THINKING and self.searching == WORK_THINK:
+            self.stop = STOP_USE
+        elif phase == PLAYER and not self.game.over:
+            self._abort_search()
+            self.settings.computer_side = self.game.position.stm
+            self._journal("record_settings", self.settings.to_bytes())
+            self.paused = False
+            self._clear_overlays()
+            self.phase = THINKING
+            self.dirty = True
+        else:
+            self.ui.beep("error")
+
+    def _toggle_two_player(self, now_ms):
+        s = self.settings
+        if s.computer_side == NOBODY:
+            s.computer_side = self.saved_side
+            self._say("Computer: " + ("White" if s.computer_side == 0 else "Black"), now_ms)
+        else:
+            self.saved_side = s.computer_side
+            s.computer_side = NOBODY
+            self._say("Two players", now_ms)
+        self._journal("record_settings", s.to_bytes())
+        if self.phase in (PLAYER, THINKING):
+            self._abort_search()
+            self.paused = False
+            self.phase = THINKING if self._computer_to_move() else PLAYER
+        self.dirty = True
+
+    # ---- time ---------------------------------------------------------------------------------
+    def tick(self, now_ms):
+        if self.menu != _ui.MENU_NONE and ticks_diff(now_ms, self.menu_deadline) >= 0:
+            self._close_menu()
+        self._run_clock(now_ms)
+        if self.phase == PROMOTE and ticks_diff(now_ms, self.promo_deadline) >= 0:
+            self._finish_promotion(now_ms)
+        if self.message and ticks_diff(now_ms, self.message_deadline) >= 0:
+            self.message = ""
+            self.dirty = True
+        if self.phase == VERIFY:
+            if self._board_matches() and not self._reappear_pending():
+                if self.verify_since < 0:
+                    self.verify_since = now_ms
+                elif ticks_diff(now_ms, self.verify_since) >= VERIFY_STABLE_MS:
+                    self.ui.beep("confirm")
+                    self._enter_play(now_ms)
+            else:
+                self.verify_since = -1
+
+    def _run_clock(self, now_ms):
+        clock = self.clock
+        level = self.settings.level
+        if level != self.clock_level:
+            self.clock_level = level
+            comp = self.computer
+            if comp is not None and comp.uses_clock(level):
+                total, inc, moves = comp.clock_ms(level)
+                clock.reset(total, inc, moves)
+            else:
+                clock.disable()
+        if not clock.enabled:
+            return
+        phase = self.phase
+        running = -1
+        if (phase == PLAYER or phase == THINKING) and not self.paused and self.menu == _ui.MENU_NONE:
+            running = self.game.position.stm
+        clock.run(running, now_ms)
+        if running >= 0:
+            shown = clock.left_ms(running, now_ms) // 1000
+            if shown != self.clock_shown:
+                self.clock_shown = shown
+                self.clock_text = clock.text(now_ms)
+                self.dirty = True
+        side = clock.flag(now_ms)
+        if side >= 0 and not self.game.over:
+            self.game.time_out(side)
+            self._game_over(now_ms)
+
+    def clock_state(self, now_ms):
+        """The clocks for limits_for_level (None unless a clock level is on)."""
+        return self.clock.state(now_ms)
+
+    # ---- engine ---------------------------------------------------------------------------------
+    def engine_work(self):
+        """What the engine should do now (called at the top of the main loop only)."""
+        if self.menu != _ui.MENU_NONE or self.game.over:
+            return WORK_NONE
+        phase = self.phase
+        if phase == THINKING and not self.paused:
+            return WORK_THINK
+        if phase == PLAYER:
+            if self.hint_wanted:
+                return WORK_HINT
+            if (self.ponder_move and not self.ponder_tried and self.settings.ponder
+                    and self.settings.computer_side != NOBODY and not self._computer_to_move()):
+                return WORK_PONDER
+        return WORK_NONE
+
+    def search_started(self, work):
+        self.searching = work
+        self.stop = STOP_NONE
+        self.ponder_hit = False
+        if work == WORK_PONDER:
+            self.ponder_tried = True
+        self.dirty = True
+
+    def search_info(self, score_cp, mate_in, depth):
+        """Progress after each finished depth of a THINK search (for the display)."""
+        if self.searching != WORK_THINK:
+            return
+        self.score_cp = score_cp
+        self.depth = depth
+        if mate_in is not None and mate_in > 0 and mate_in != self.mate_in:
+            if self.mate_in is None or mate_in != self.mate_in - 1:
+                self.ui.beep("alert")
+            self.mate_in = mate_in
+        self.dirty = True
+
+    def search_done(self, outcome, now_ms):
+        """The search the App ran has ended; `outcome` is an Outcome (None if none)."""
+        work = self.searching
+        stop = self.stop
+        self.searching = WORK_NONE
+        self.stop = STOP_NONE
+        self.ponder_hit = False
+        if stop == STOP_DISCARD or outcome is None:
+            return
+        if work == WORK_PONDER:
+            self.ponder_outcome = outcome  # the budget ran out before the player moved
+        elif work == WORK_THINK and self.phase == THINKING:
+            self._computer_decides(outcome, now_ms)
+        elif work == WORK_HINT and self.phase == PLAYER:
+            self.hint_wanted = False
+            self.message = ""
+            if outcome.move:
+                self.hint_move = outcome.move
+            self.dirty = True
+
+    def _computer_decides(self, outcome, now_ms):
+        move = outcome.move
+        if not move:
+            if self.game.check_end():
+                self._game_over(now_ms)
+            return
+        self.score_cp = outcome.score_cp
+        self.depth = outcome.depth
+        if outcome.mate_in is not None:
+            self.mate_in = outcome.mate_in if outcome.mate_in > 0 else None
+        drawish = outcome.score_cp is not None and outcome.score_cp <= 0 or (outcome.mate_in or 0) < 0
+        reason = self.game.claimable_draw()
+        if reason != rules.ONGOING and drawish and not outcome.book:
+            self._say("I claim a draw", now_ms)
+            self.game.finish(RESULT_DRAW, reason)
+            self._game_over(now_ms)
+            return
+        hopeless = (outcome.score_cp is not None and outcome.score_cp <= -RESIGN_CP) or (outcome.mate_in or 0) < 0
+        self.bad_searches = self.bad_searches + 1 if hopeless else 0
+        self.expected_reply = outcome.ponder_move
+        if self.settings.resign and not self.resign_declined and self.bad_searches >= 2:
+            self.phase = OFFER
+            self.shown_move = move
+            self.shown_san = san(self.game.position, move)
+            self.sync.expect_move(0)
+            self.dirty = True
+            self.ui.beep("alert")
+            return
+        self._show_computer_move(move, now_ms)
+
+    def _show_computer_move(self, move, now_ms):
+        self.phase = SHOWING
+        self.shown_move = move
+        self.shown_san = san(self.game.position, move)
+        self.sync.expect_move(move)
+        self.targets = ()
+        self.dirty = True
+        self.ui.beep("confirm")
+
+    def set_level(self, index):
+        if not 0 <= index < len(self.level_names):
+            raise ValueError("level must be 0..%d" % (len(self.level_names) - 1))
+        self.settings.level = index
+        self._journal("record_settings", self.settings.to_bytes())
+        self.dirty = True
+
+    # ---- console --------------------------------------------------------------------------------
+    def status_line(self):
+        return "%s ply %d %s" % (_ui.PHASE_NAMES[self.phase], self.game.ply, self.game.result)

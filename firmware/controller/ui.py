@@ -1,0 +1,232 @@
+"""What the LEDs, the buzzer and the display show, computed from the controller's state.
+
+    ui = Ui(leds, buzzer, display)      # buzzer and display may be None
+    ui.refresh(controller, now_ms)      # every pass: recompose when the controller is dirty
+    ui.update(now_ms)                   # every pass: blinking, multiplexing, beeps (no alloc)
+    ui.beep("error")                    # a named pattern of firmware.io.buzzer.PATTERNS
+
+`compose_leds(c)` and `compose_text(c)` are pure functions of a Controller (see flow.py),
+so they are unit-testable without hardware. Layers, later ones win on the same cell:
+phase (computer move, guidance, game end) -> lifted-piece targets -> hint -> errors;
+an open menu (level or options) replaces everything.
+
+LED vocabulary (documented for owners in docs/playing.md):
+- computer's move: from and to ON (castling: also the rook's squares; en passant: the
+  captured pawn's square BLINK_SLOW);
+- hint: from and to BLINK_SLOW (HINT role);
+- lifted piece: its legal targets ON (INFO role);
+- errors: cells to empty BLINK_FAST, cells to fill BLINK_SLOW (ERROR role);
+- board guidance (take back, new game, verify): cells to empty BLINK_FAST, cells to fill
+  ON, captured pieces that must come back BLINK_SLOW (INFO role);
+- game end: the mated (or resigning) king BLINK_FAST, the winner's king ON; draw: both
+  kings BLINK_SLOW; offer to resign: the computer's king BLINK_FAST;
+- promotion choice: promotion square BLINK_FAST and the chosen piece's home square on the
+  back rank ON (d = queen, a = rook, c = bishop, b = knight);
+- level menu: level n lights cell n-1 (a1 = level 1, b1 = level 2, ... a2 = level 9);
+  options menu: option i lights cell i on rank 1, and cell i on rank 2 when it is on.
+"""
+from firmware.engine.constants import to_sq64
+from firmware.engine.notation import uci
+from firmware.io.buzzer import PATTERNS
+from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, HINT, INFO, MOVE, ON
+
+# Phases of the controller (flow.py imports these; kept here so ui needs no import of flow).
+PLAYER = 0
+THINKING = 1
+SHOWING = 2
+PROMOTE = 3
+OVER = 4
+VERIFY = 5
+OFFER = 6
+PHASE_NAMES = ("player", "thinking", "showing", "promote", "over", "verify", "offer")
+
+MENU_NONE = 0
+MENU_LEVEL = 1
+MENU_OPTIONS = 2
+
+PROMO_HOME_FILE = (0, 0, 1, 2, 0, 3)  # by kind: knight b, bishop c, rook a, queen d
+PROMO_NAMES = ("", "", "Knight", "Bishop", "Rook", "Queen")
+
+
+def move_cells(move):
+    """[(cell, role_pattern)] for showing a move's squares: from/to, castling rook squares,
+    the en-passant victim."""
+    fr = move & 127
+    to = (move >> 7) & 127
+    out = [(to_sq64(fr), ON | MOVE), (to_sq64(to), ON | MOVE)]
+    special = move >> 17
+    if special == 3:
+        if to > fr:
+            out.append((to_sq64(fr + 3), ON | MOVE))
+            out.append((to_sq64(fr + 1), ON | MOVE))
+        else:
+            out.append((to_sq64(fr - 4), ON | MOVE))
+            out.append((to_sq64(fr - 1), ON | MOVE))
+    elif special == 2:
+        victim = to - 16 if to > fr else to + 16
+        out.append((to_sq64(victim), BLINK_SLOW | MOVE))
+    return out
+
+
+def _bits(bitmap):
+    for c in range(64):
+        if bitmap[c >> 3] & (1 << (c & 7)):
+            yield c
+
+
+def compose_leds(c):
+    """{cell: pattern} for controller `c` (allocates; called only when c.dirty)."""
+    out = {}
+    if c.menu == MENU_LEVEL:
+        out[c.settings.level & 63] = ON | INFO
+        return out
+    if c.menu == MENU_OPTIONS:
+        out[c.menu_index] = ON | INFO
+        if c.settings.option(c.menu_index):
+            out[8 + c.menu_index] = ON | INFO
+        return out
+    phase = c.phase
+    pos = c.game.position
+    if phase == SHOWING and c.shown_move:
+        for cell, pat in move_cells(c.shown_move):
+            out[cell] = pat
+    elif phase == PROMOTE and c.promo_move:
+        to = (c.promo_move >> 7) & 127
+        out[to_sq64(to)] = BLINK_FAST | INFO
+        back_rank = 7 if (to >> 4) == 7 else 0
+        out[back_rank * 8 + PROMO_HOME_FILE[c.promo_kind]] = ON | INFO
+    elif phase == VERIFY:
+        exp = c.sync.expected
+        occ = c.occupancy
+        for cell in range(64):
+            bit = 1 << (cell & 7)
+            have = occ[cell >> 3] & bit
+            want = exp[cell >> 3] & bit
+            if have and not want:
+                out[cell] = BLINK_FAST | INFO
+            elif want and not have:
+                out[cell] = ON | INFO
+            elif c.reappear[cell >> 3] & bit:
+                out[cell] = BLINK_SLOW | INFO
+    elif phase == OVER:
+        kings = pos.kings
+        result = c.game.result
+        if result == "1/2-1/2":
+            out[to_sq64(kings[0])] = BLINK_SLOW | INFO
+            out[to_sq64(kings[8])] = BLINK_SLOW | INFO
+        elif result in ("1-0", "0-1"):
+            loser = 8 if result == "1-0" else 0
+            out[to_sq64(kings[loser])] = BLINK_FAST | INFO
+            out[to_sq64(kings[loser ^ 8])] = ON | INFO
+    elif phase == OFFER:
+        out[to_sq64(pos.kings[c.settings.computer_side & 8])] = BLINK_FAST | INFO
+    for cell in c.targets:
+        out[cell] = ON | INFO
+    if c.hint_move and phase in (PLAYER, THINKING):
+        out[to_sq64(c.hint_move & 127)] = BLINK_SLOW | HINT
+        out[to_sq64((c.hint_move >> 7) & 127)] = BLINK_SLOW | HINT
+    if c.errors_shown:
+        for cell in _bits(c.err_fill):
+            out[cell] = BLINK_SLOW | ERROR
+        for cell in _bits(c.err_clear):
+            out[cell] = BLINK_FAST | ERROR
+    return out
+
+
+def _score_text(c):
+    if c.mate_in:
+        return "Mate in %d" % c.mate_in if c.mate_in > 0 else "Mated in %d" % -c.mate_in
+    if c.score_cp is None:
+        return ""
+    s = c.score_cp
+    sign = "+" if s >= 0 else "-"
+    s = -s if s < 0 else s
+    return "%s%d.%02d d%d" % (sign, s // 100, s % 100, c.depth)
+
+
+def compose_text(c):
+    """Display lines (each <= 21 characters) for controller `c`."""
+    if c.menu == MENU_LEVEL:
+        return ("Level %d" % (c.settings.level + 1), c.level_name(c.settings.level), "", "level: next",
+                "takeback: back")
+    if c.menu == MENU_OPTIONS:
+        from firmware.controller.settings import OPTION_LABELS
+
+        i = c.menu_index
+        return ("Options", "%s: %s" % (OPTION_LABELS[i], "on" if c.settings.option(i) else "off"), "",
+                "level: next", "hint: change")
+    phase = c.phase
+    game = c.game
+    head = ""
+    detail = ""
+    if phase == PLAYER:
+        if c.settings.computer_side != 16:
+            head = "Your move"
+        else:
+            head = ("White" if game.position.stm == 0 else "Black") + " to move"
+        if c.paused:
+            head = "Paused: move?"
+        if c.hint_move:
+            detail = "Hint: " + uci(c.hint_move)
+    elif phase == THINKING:
+        head = "Thinking..."
+    elif phase == SHOWING:
+        head = "Play " + uci(c.shown_move)
+        detail = c.shown_san
+    elif phase == PROMOTE:
+        head = "Promote: " + PROMO_NAMES[c.promo_kind]
+        detail = "level: next piece"
+    elif phase == VERIFY:
+        head = "Check board"
+        detail = "fix lit squares"
+    elif phase == OVER:
+        head = game.result
+        detail = game.reason_name()
+    elif phase == OFFER:
+        head = "I resign?"
+        detail = "new: yes  move: no"
+    if c.errors_shown:
+        detail = "Board? fix lit"
+    if c.message:
+        detail = c.message
+    if phase not in (OVER, VERIFY) and game.position.in_check():
+        head += " +"
+    level = "L%d %s" % (c.settings.level + 1, c.level_name(c.settings.level))
+    if c.clock.enabled:
+        level = c.clock_text
+    return (head[:21], detail[:21], level[:21], _score_text(c)[:21])
+
+
+class Ui:
+    def __init__(self, leds, buzzer=None, display=None):
+        self.leds = leds
+        self.buzzer = buzzer
+        self.display = display
+        self.sound = True
+        self._text = None
+
+    def beep(self, name):
+        if self.buzzer is not None and self.sound:
+            self.buzzer.play(PATTERNS[name])
+
+    def refresh(self, controller, now_ms):
+        """Recompose LEDs and display if the controller changed (allocates only then)."""
+        if not controller.dirty:
+            return
+        controller.dirty = False
+        self.leds.show(compose_leds(controller))
+        if self.display is not None:
+            text = compose_text(controller)
+            if text != self._text:
+                self._text = text
+                self.display.show_text(text)
+
+    def update(self, now_ms):
+        """Every pass: blinking / multiplexing and beeps. Allocates nothing."""
+        self.leds.update(now_ms)
+        if self.buzzer is not None:
+            self.buzzer.update(now_ms)
+
+    def text(self):
+        """The lines the display shows (None before the first refresh)."""
+        return self._text
