@@ -544,6 +544,36 @@ class Searcher:
                     t += line_dir
         return n
 
+    def _hopeless(self, stand, alpha):
+        """Quiescence: True when winning the opponent's most valuable piece would still leave
+        the score at or below alpha and the side to move has no pawn about to promote."""
+        pos = self.pos
+        c = pos.counts
+        them = pos.stm ^ 8
+        if c[them | 5]:
+            big = 950
+        elif c[them | 4]:
+            big = 500
+        elif c[them | 3] or c[them | 2]:
+            big = 330
+        else:
+            big = 100
+        if stand + big + T.DELTA_MARGIN > alpha:
+            return False
+        b = pos.board
+        if pos.stm == 0:
+            pawn = 1
+            sq = 96  # a7
+        else:
+            pawn = 9
+            sq = 16  # a2
+        end = sq + 8
+        while sq < end:
+            if b[sq] == pawn:
+                return False
+            sq += 1
+        return True
+
     # ---- evaluation with cache and noise -------------------------------------------------
     def _static(self):
         pos = self.pos
@@ -840,6 +870,8 @@ class Searcher:
                 return stand
             if stand > alpha:
                 alpha = stand
+            elif stand + T.DELTA_MARGIN + 100 <= alpha and self._hopeless(stand, alpha):
+                return stand  # no capture or promotion can reach alpha: skip generating
             best = stand
             end = pos.gen_captures(moves, start)
         self.sp = end
