@@ -11,7 +11,14 @@ per position, the nodes, milliseconds and nodes per second, then the total as
 The node count is the engine's signature (Stockfish style): it must be identical on both
 interpreters, and any change of search or evaluation changes it, so commits that touch
 them say whether it moved. Wall-clock time includes whatever else the machine is doing:
-compare numbers taken on an idle machine.
+compare numbers taken on an idle machine, or use
+
+    python bench/search_speed.py --compare [depth]
+
+which runs the set under CPython and under MicroPython (as a child process) and divides the
+node count by the CPU time each used (process time; the child's user+system time from
+getrusage, less its start-up measured with an empty run), so other jobs on a shared machine
+matter much less. It checks that both signatures agree.
 """
 import sys
 
@@ -55,5 +62,38 @@ def run(depth=BENCH_DEPTH, tt_entries=1 << 14):
     return total_nodes
 
 
+def compare(depth):
+    """CPython vs MicroPython nodes per CPU second (host only: CPython with `resource`)."""
+    import os
+    import re
+    import resource
+    import subprocess
+    import time
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    t0 = time.process_time()
+    nodes = run(depth)
+    cpython_s = time.process_time() - t0
+    micro = os.path.join(os.path.dirname(sys.executable), "micropython")
+    env = dict(os.environ, MICROPYPATH=root)
+
+    def child(args):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out = subprocess.run([micro] + args, cwd=root, env=env, capture_output=True, text=True, check=True).stdout
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return out, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    _, startup_s = child(["-c", "import bench.search_speed"])
+    out, micro_s = child(["bench/search_speed.py", str(depth)])
+    micro_s -= startup_s
+    micro_nodes = int(re.search(r"^bench (\d+) nodes", out, re.M).group(1))
+    print("CPython      %8d nodes %7.2f CPU s %7d nodes/s" % (nodes, cpython_s, nodes / cpython_s))
+    print("MicroPython  %8d nodes %7.2f CPU s %7d nodes/s" % (micro_nodes, micro_s, micro_nodes / micro_s))
+    print("signatures %s" % ("match" if micro_nodes == nodes else "DIFFER"))
+
+
 if __name__ == "__main__":
-    run(int(sys.argv[1]) if len(sys.argv) > 1 else BENCH_DEPTH)
+    if len(sys.argv) > 1 and sys.argv[1] == "--compare":
+        compare(int(sys.argv[2]) if len(sys.argv) > 2 else BENCH_DEPTH)
+    else:
+        run(int(sys.argv[1]) if len(sys.argv) > 1 else BENCH_DEPTH)
