@@ -338,3 +338,14 @@ def test_time_budgets():
     assert soft_b < soft and hard_b <= 1000
     soft, hard = budget(Limits(wtime_ms=10000, movestogo=1), 0)
     assert hard > 9000 - 100
+
+
+def test_nearly_full_position_history_limits_the_search_instead_of_failing():
+    for capacity in (10, 14, 30):
+        position = Position("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", capacity)
+        for text in ("f1c4", "g8f6", "d2d3", "f8c5", "e1g1", "e8g8", "c2c3", "d7d6"):
+            position.make(parse_uci(position, text))
+        before = (fen(position), position.ply)
+        result = Searcher(tt_entries=1 << 10).search(position, Limits(depth=6))
+        assert (fen(position), position.ply) == before
+        assert result.best_move in rules.legal_moves(position)

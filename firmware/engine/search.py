@@ -163,6 +163,7 @@ class Searcher:
         self.evade = bytearray(128)  # scratch for _filter_evasions, all zero between calls
         self.info = Info(self)
         self.pos = None
+        self.max_ply = MAX_PLY - 1
         self.poll = None
         self.nodes = 0
         self.next_check = 0
@@ -263,6 +264,9 @@ class Searcher:
         if self.node_limit and self.node_limit < self.next_check:
             self.next_check = self.node_limit
         self.sp = 0
+        # plies the search may add: MAX_PLY, or less when the position's history is nearly full
+        room = position.capacity - position.ply - 2
+        self.max_ply = MAX_PLY - 1 if room > MAX_PLY - 1 else room
         self.tt.new_search()
         position.rehash()  # scores with the evaluation's tables
         hist = self.history
@@ -305,6 +309,8 @@ class Searcher:
             max_depth = MAX_DEPTH
         best_move = self.root_moves[0]
         self.best_move = best_move
+        if self.max_ply < 2:
+            return  # no room in the position's history to search: the first ordered move
         best_score = 0
         timed = not limits.infinite and not limits.depth and not limits.nodes and not limits.mate
         depth = 1
@@ -632,7 +638,7 @@ class Searcher:
             beta = MATE - ply - 1
         if alpha >= beta:
             return alpha
-        if ply >= MAX_PLY - 2:
+        if ply >= self.max_ply - 1:
             return self._static()
         pvnode = beta - alpha > 1
         # transposition table
@@ -840,7 +846,7 @@ class Searcher:
         if ply > self.seldepth:
             self.seldepth = ply
         pos = self.pos
-        if ply >= MAX_PLY - 1:
+        if ply >= self.max_ply:
             return self._static()
         start = self.sp
         if start + 256 > self.move_stack:
