@@ -15,8 +15,11 @@ timeouts, LEDs, buzzer and display. When the engine has work (the computer's mov
 pondering on the player's time), `step` runs `searcher.iterate` with a poll function that
 calls the same `service` and returns True when the controller wants the search to stop
 ("move now", the player moved during pondering, new game, take back). The poll interval
-adapts so one poll comes at least every `poll_target_ms` of real time (the board config's
-`poll_nodes` is the upper bound): that keeps the sensor-to-LED reaction short on a slow chip.
+adapts so a poll comes about every `poll_target_ms` (10 ms) of real time: it starts at one
+node, halves when polls come too late and doubles when they come early, up to the board
+config's `poll_nodes`. That keeps the sensor-to-LED reaction under 50 ms (debounce included)
+on a chip that searches only a few hundred nodes per second, at the price of one service
+pass (~2 ms) per poll; fast boards poll every `poll_nodes` nodes.
 Nothing in `service` allocates while nothing happens on the board.
 
 `ticks_ms` is the clock (compat.ticks_ms on a board; the simulator passes its simulated
@@ -41,8 +44,8 @@ from firmware.controller.settings import Settings, SettingsError
 from firmware.controller.ui import Ui
 from firmware.engine.search import Searcher, mate_in_moves
 
-POLL_TARGET_MS = 15
-MIN_POLL_NODES = 2
+POLL_TARGET_MS = 10
+MIN_POLL_NODES = 1
 UNEXPLAINED_MS = 3000
 
 
@@ -77,6 +80,8 @@ class App:
         self._seen_nodes = 0
         self.max_poll_nodes = searcher.poll_nodes
         self.poll_target_ms = poll_target_ms
+        if poll_target_ms:
+            searcher.poll_nodes = MIN_POLL_NODES  # start responsive; fast chips ramp up quickly
         self._last_poll_ms = 0
         self.searches = 0
 
@@ -169,6 +174,7 @@ class App:
                 if move:
                     c.search_started(work)
                     c.search_done(Outcome(move, book=True), self.now)
+                    self.ui.refresh(c, self.now)
                     return
             pos = comp.prepare(self.game.position)
             limits = comp.limits(level, c.clock_state(self.now))
@@ -194,6 +200,7 @@ class App:
         mate_in = mate_in_moves(score)
         c.search_done(Outcome(searcher.best_move, searcher.ponder_move, None if mate_in is not None else score,
                               mate_in, searcher.done_depth), self.now)
+        self.ui.refresh(c, self.now)  # show the answer now, not one pass later
 
     def _count_nodes(self, searcher):
         n = searcher.nodes

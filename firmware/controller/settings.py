@@ -9,8 +9,7 @@ computer_side: WHITE (0) or BLACK (8) = the colour the computer plays, NOBODY (1
 mode (the computer only referees). Options (booleans, see OPTION_NAMES for the order the
 option menu cycles through): show_targets (light a lifted piece's legal targets), ponder
 (think on the player's time), book (use the opening book), sound (buzzer), resign (the
-computer offers resignation when hopeless), flipped (the player sits at the h8 side: the
-board's a1 corner is far from them; only changes what the display says).
+computer offers resignation when hopeless).
 """
 from firmware.compat import const
 
@@ -20,9 +19,9 @@ NOBODY = const(16)
 SIDES = (WHITE, BLACK, NOBODY)
 
 _VERSION = const(1)
-OPTION_NAMES = ("show_targets", "ponder", "book", "sound", "resign", "flipped")
-OPTION_LABELS = ("Targets", "Ponder", "Book", "Sound", "Resign", "Flipped")
-_DEFAULTS = (1, 1, 1, 1, 1, 0)
+OPTION_NAMES = ("show_targets", "ponder", "book", "sound", "resign")
+OPTION_LABELS = ("Targets", "Ponder", "Book", "Sound", "Resign")
+_DEFAULTS = (1, 1, 1, 1, 1)
 
 
 class SettingsError(ValueError):
