@@ -51,8 +51,11 @@ UNEXPLAINED_MS = 3000
 
 class App:
     def __init__(self, hw, searcher, book=None, journal=None, ticks_ms=None, console=None, write=None,
-                 settings=None, start_fen=None, seed=0, log=None, poll_target_ms=POLL_TARGET_MS):
-        """`settings` / `start_fen`: used when the journal holds none (a fresh unit)."""
+                 settings=None, start_fen=None, seed=0, log=None, poll_target_ms=POLL_TARGET_MS,
+                 sensor_log=None):
+        """`settings` / `start_fen`: used when the journal holds none (a fresh unit).
+        `sensor_log`: an optional controller.sensor_log.SensorLog that records every debounced
+        sensor event and button press (for replay in the simulator)."""
         cfg = hw.config
         self.hw = hw
         self.config = cfg
@@ -69,6 +72,7 @@ class App:
         self.ui = Ui(hw.leds, hw.buzzer, hw.display)
         self.journal = journal
         self.log = log
+        self.sensor_log = sensor_log
         self.controller = Controller(self.game, self.sync, self.settings, self.debouncer.stable, self.ui,
                                      journal, self.computer, log)
         self.ticks_ms = ticks_ms if ticks_ms is not None else _ticks_ms
@@ -127,6 +131,8 @@ class App:
             kind = ev >> 6
             c.on_event(cell, kind)
             sync.event(cell, kind, deb.event_ms)
+            if self.sensor_log is not None:
+                self.sensor_log.sensor(cell, kind, deb.event_ms)
             ev = deb.pop()
         code = sync.update(deb.stable, now_ms)
         n = 0
@@ -138,6 +144,8 @@ class App:
         buttons.poll(now_ms)
         ev = buttons.pop()
         while ev >= 0:
+            if self.sensor_log is not None:
+                self.sensor_log.button(self.button_names[ev & 15], ev >> 4, buttons.event_ms)
             c.on_button(self.button_names[ev & 15], ev >> 4, now_ms)
             ev = buttons.pop()
         if self.console_in is not None:
@@ -246,8 +254,12 @@ class App:
         return out
 
 
-def main(board_module, journal_path="/", book_path=None):
-    """Build the chess computer for `board_module` (e.g. boards.pico) and run it forever."""
+def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
+    """Build the chess computer for `board_module` (e.g. boards.pico) and run it forever.
+
+    `sensor_log_path` (or the board config's "sensor_log" entry) turns on the sensor log: every
+    debounced sensor event and button press is appended to that file, to be replayed with
+    `python -m host_sim --replay FILE`."""
     import gc
 
     from firmware.controller.console import StdinReader
@@ -264,5 +276,15 @@ def main(board_module, journal_path="/", book_path=None):
         console = StdinReader()
     except (ImportError, OSError, AttributeError):
         console = None
+    sensor_log = None
+    log_path = sensor_log_path or cfg.get("sensor_log")
+    if log_path:
+        from firmware.compat import ticks_ms
+        from firmware.controller.sensor_log import open_sensor_log
+
+        try:
+            sensor_log = open_sensor_log(log_path, cfg.get("name", "board"), ticks_ms())
+        except (OSError, ValueError) as exc:
+            print("sensor log off: %s" % (exc,))
     gc.collect()
-    App(hw, searcher, book=book, journal=journal, console=console, log=print).run()
+    App(hw, searcher, book=book, journal=journal, console=console, log=print, sensor_log=sensor_log).run()

@@ -58,7 +58,8 @@ class SimulatorError(RuntimeError):
 
 class Simulator:
     def __init__(self, seed=0, human="white", board="pico", fen=None, level=None, flash=None, ponder=None,
-                 book=True, pieces=None, bounce=0, settings=None, tt_entries=None, show_targets=None, pass_us=None):
+                 book=True, pieces=None, bounce=0, settings=None, tt_entries=None, show_targets=None, pass_us=None,
+                 sensor_log=None):
         """`fen`: start a fresh game from this position (pieces set up accordingly);
         `level`: index into the level table (default: the firmware's default level);
         `flash`: a FakeFlash with a journal to resume from (its settings and game win);
@@ -66,7 +67,8 @@ class Simulator:
         opening book; `pieces`: a FEN whose board field gives the physical pieces (default:
         `fen`, else the start position); `bounce`: contact bounces per touch; `pass_us`: the
         device time of one main-loop pass (default: the board's, see clock.py; a larger
-        value simulates long idle stretches faster, more coarsely)."""
+        value simulates long idle stretches faster, more coarsely); `sensor_log`: a
+        firmware.controller.sensor_log.SensorLog the App writes every debounced event to."""
         if human not in SIDES:
             raise ValueError("human must be one of %s, got %r" % (", ".join(sorted(SIDES)), human))
         self.config = importlib.import_module("boards." + board).CONFIG
@@ -101,7 +103,7 @@ class Simulator:
         self.log_lines = []
         self.app = App(self.hw, searcher, book=book_obj, journal=journal, ticks_ms=self.clock.firmware_ticks,
                        console=self, write=self.console_lines.append, settings=settings, start_fen=fen, seed=seed,
-                       log=self.log_lines.append)
+                       log=self.log_lines.append, sensor_log=sensor_log)
         self.controller = self.app.controller
         self.power_cut = None
         self._error = None
