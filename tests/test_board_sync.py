@@ -336,6 +336,21 @@ def test_long_pause_mid_slide_after_removing_the_victim_ends_as_the_capture():
     assert r.main()[-1] == ("MOVE", "e7b4")
 
 
+def test_slow_slide_resting_twice_after_removing_the_victim():
+    # Found by the paused property test: victim removed first, then the rook slides down
+    # the file and rests on g7 and on g4. The opponent's pawn (lifted as the victim before
+    # the rook left) must never be taken for a pawn that moved to g4.
+    r = Rig("6r1/p2k4/5p2/8/4P2P/3B2P1/P1PNQP2/2R2KR1 b - - 0 31", moves=())
+    r.play("-g3", "-g8", "+g7")
+    r.run(3000)
+    r.play("-g7", "+g6", "-g6", "+g5", "-g5", "+g4")
+    r.run(3000)
+    r.play("-g4", "+g3")
+    r.run(4000)
+    assert r.game() == ["g8g3"]
+    assert r.main()[-1] == ("MOVE", "g8g3")
+
+
 def test_lost_events_are_recovered_from_the_occupancy():
     r = Rig()
     r.occ[1] &= 255 ^ (1 << 4)  # e2 empty, e4 full, no events at all
@@ -437,6 +452,35 @@ def test_fast_recapture_on_the_computer_square():
     r.play("-c3", "-d4", "+c3", "-c3", "-b2", "+c3", gap_ms=120)
     r.run(500)
     assert r.main() == [("EXECUTED", "d4c3"), ("MOVE", "b2c3")]
+
+
+def test_fast_recapture_sliding_over_the_computer_origin():
+    # The reply slides over the square the computer's rook came from and recaptures on the
+    # square it went to: both "later touches" must not hide where each piece came from.
+    r = Rig("r3k3/R7/8/8/8/8/8/4K3 w - - 0 1")
+    r.expect("a7a4")
+    r.play("-a7", "+a6", "-a6", "+a5", "-a5", "+a4",
+           "-a8", "+a7", "-a7", "+a6", "-a6", "+a5", "-a4", "-a5", "+a4", gap_ms=150)
+    r.run(500)
+    assert r.main() == [("EXECUTED", "a7a4"), ("MOVE", "a8a4")]
+
+
+def test_reply_piece_lifted_before_the_computer_move_is_never_misread():
+    # Holding one's knight while making the computer's move with the other hand: the knight
+    # left before the computer's pawn did, so its landing is not taken as a complete reply
+    # (it might be the computer move's own PLACE); the board is explained after a redo.
+    r = Rig(moves=["e2e4"])
+    r.expect("e7e5")
+    r.play("-g1", "-e7", "+e5", "+f3", gap_ms=100)
+    r.run(4000)
+    assert r.main()[0] == ("EXECUTED", "e7e5")
+    assert r.game() == ["e2e4", "e7e5"], "nothing is guessed"
+    assert r.main()[-1] == ("UNEXPLAINED", ["f3"], ["g1"])
+    r.play("-f3", "+g1")
+    r.run(500)
+    r.play("-g1", "+f3")
+    r.run(500)
+    assert r.main()[-2:] == [("RESTORED",), ("MOVE", "g1f3")]
 
 
 def test_fast_reply_still_in_hand_executes_the_computer_move():

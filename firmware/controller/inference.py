@@ -146,11 +146,22 @@ class Inference:
         return 0
 
     def departure(self, move, cells):
-        """Number of the LIFT with which `move`'s piece left, judged from its arrival (the
-        last PLACE on its target): so a later touch of the origin does not count."""
+        """Number of the LIFT with which `move`'s piece left: the last LIFT on the origin
+        before the piece's arrival, the first PLACE on the target made while the origin was
+        empty. Later touches of either square (a reply sliding over the origin, recapturing
+        on the target) do not count. 0 when the events are not remembered."""
+        fr = cells[0]
         cap = cells[4]
-        arrival = self.place_seq[cap if cap != NO_CELL else cells[1]]
-        return self.lift_before(cells[0], arrival) if arrival else 0
+        place_ev = (cap if cap != NO_CELL else cells[1]) | 64
+        log = self._log
+        s = self.seq - _LOG + 1
+        if s < 1:
+            s = 1
+        while s <= self.seq:
+            if log[(s - 1) & (_LOG - 1)] == place_ev and self.empty_before(fr, s):
+                return self.lift_before(fr, s)
+            s += 1
+        return 0
 
     def touched(self, cell):
         return self.lift_seq[cell] != 0 or self.place_seq[cell] != 0
@@ -229,9 +240,10 @@ class Inference:
     def classify(self, board, base, pos, after=0):
         """See the module docstring. `pos` must be the position whose occupancy is `base`.
         `after`: when judging a reply, the event number with which the previous move's piece
-        left (`floor` when larger: the last reported move's). A capture whose piece left
-        before that is not complete: the PLACE it would capture with belongs to the previous
-        move (with a bounce it even looks lifted and re-placed)."""
+        left (`floor` when larger: the last reported move's). A reply whose piece left before
+        that is not taken as complete: the lift was the previous move's victim, or the PLACE
+        belongs to the previous move (with a bounce a square even looks lifted and re-placed).
+        Safe side: a reply piece really lifted early is then judged unexplained, never wrong."""
         if self.floor > after:
             after = self.floor
         n = self.diff(board, base)
@@ -264,9 +276,7 @@ class Inference:
             if not pos.make_legal(m, check):
                 continue
             pos.unmake()
-            if full and self.landed(m, cells, True, False) and (
-                not after or cells[4] == NO_CELL or self.departure(m, cells) > after
-            ):
+            if full and self.landed(m, cells, True, False) and (not after or self.departure(m, cells) > after):
                 if count and (found & 0x3FFF) == (m & 0x3FFF):
                     # The same move with another promotion piece: keep the queen.
                     if (m >> 14) & 7 == _QUEEN:
@@ -306,6 +316,8 @@ class Inference:
             k = move_cells(m, b[(m >> 7) & 127] != 0, cells)
             if self.lift_seq[cells[0]] == 0 or not self.landed(m, cells, False, True):
                 continue
+            if self.floor and self.departure(m, cells) <= self.floor:
+                continue  # left before the last reported move: not a move after it
             if nf and (firsts[nf - 1] & 0x3FFF) == (m & 0x3FFF):
                 continue  # another promotion piece: the queen came first
             if nf < _MAX_FIRST and pos.make_legal(m, check):
