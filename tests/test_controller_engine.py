@@ -136,3 +136,17 @@ def test_same_seed_same_game():
         return sim.game(), sim.now_ms()
 
     assert game(3) == game(3)
+
+
+def test_player_may_make_the_computers_move_while_it_thinks():
+    sim = Simulator(level=find_level("Analysis"), book=False, ponder=False)
+    sim.play("e2e4")
+    sim.run(2000)
+    assert sim.state()["thinking"]
+    sim.play("e7e5")  # made for the computer: taken as its move, the search is dropped
+    st = sim.state()
+    assert sim.game() == ["e2e4", "e7e5"] and st["phase"] == "player" and not st["thinking"]
+    assert sim.computer_move() is None
+    sim.play("g1f3")
+    sim.run(2000)
+    assert sim.state()["thinking"]

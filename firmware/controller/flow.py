@@ -37,6 +37,7 @@ from firmware.controller.board_sync import (
     WRONG,
     occupancy_of,
 )
+from firmware.controller.occupancy import same
 from firmware.controller.game import RESULT_DRAW, IllegalGameMoveError
 from firmware.controller.gameclock import GameClock
 from firmware.controller.settings import NOBODY, OPTION_NAMES
@@ -193,12 +194,7 @@ class Controller:
             self.stop = STOP_DISCARD
 
     def _board_matches(self):
-        occupancy_of(self.game.position, self._expected)
-        occ = self.occupancy
-        for i in range(8):
-            if occ[i] != self._expected[i]:
-                return False
-        return True
+        return same(self.occupancy, occupancy_of(self.game.position, self._expected))
 
     def _reappear_pending(self):
         for i in range(8):

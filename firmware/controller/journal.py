@@ -32,7 +32,8 @@ power at every write. Journal errors (full flash, missing directory) raise OSErr
 caller, which carries on without persistence rather than stopping the game.
 """
 from firmware.compat import const
-from firmware.engine.constants import from_sq64, to_sq64
+from firmware.engine.book import encode_move as _move16
+from firmware.engine.constants import from_sq64
 from firmware.engine.fen import START_FEN
 from firmware.engine.position import Position
 from firmware.engine.rules import legal_moves
@@ -76,8 +77,9 @@ def encode_record(rtype, payload=b""):
 
 
 def encode_move(move):
-    """Engine move -> 2 bytes (from64 | to64 << 6 | promotion << 12)."""
-    v = to_sq64(move & 127) | to_sq64((move >> 7) & 127) << 6 | ((move >> 14) & 7) << 12
+    """Engine move -> 2 bytes, big-endian: the opening book's 16-bit move (from_sq64 |
+    to_sq64 << 6 | promotion << 12)."""
+    v = _move16(move)
     return bytes((v >> 8, v & 0xFF))
 
 
