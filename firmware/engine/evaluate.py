@@ -270,7 +270,34 @@ def evaluate(position):
 
     # King safety (middlegame only: the taper fades it out as pieces come off).
     if phase > 6:
-        mg -= _king_shelter(wpm, wk, 0) - _king_shelter(bpm, bk, 8)
+        # Shelter (inlined: a call per king costs more than the loop on MicroPython): each
+        # file at the king without an own pawn one or two ranks ahead, more if it has none.
+        r = wk >> 4
+        if r <= 2:
+            shield = (2 << r) | (4 << r)
+            f = wk & 7
+            i = f if f > 0 else 1  # mask index = file + 1; the board edge has no file
+            last = f + 2 if f < 7 else 8
+            while i <= last:
+                m = wpm[i]
+                if not m:
+                    mg -= T.KING_OPEN_FILE + T.SHIELD_MISSING
+                elif not (m & shield):
+                    mg -= T.SHIELD_MISSING
+                i += 1
+        r = bk >> 4
+        if r >= 5:
+            shield = (1 << (r - 1)) | (1 << (r - 2))
+            f = bk & 7
+            i = f if f > 0 else 1
+            last = f + 2 if f < 7 else 8
+            while i <= last:
+                m = bpm[i]
+                if not m:
+                    mg += T.KING_OPEN_FILE + T.SHIELD_MISSING
+                elif not (m & shield):
+                    mg += T.SHIELD_MISSING
+                i += 1
         if w_units:
             if w_units > 16:
                 w_units = 16
@@ -312,29 +339,3 @@ def _any_rank(masks, rank):
 
 def _piece_value(c, colour):
     return 320 * (c[colour | 2] + c[colour | 3]) + 500 * c[colour | 4] + 950 * c[colour | 5]
-
-
-def _king_shelter(masks, ksq, colour):
-    """Penalty (positive = bad for that king) for missing shield pawns and open files."""
-    f = ksq & 7
-    r = ksq >> 4
-    if colour == 0:
-        if r > 2:
-            return 0
-        shield = (1 << (r + 1)) | (1 << (r + 2))
-    else:
-        if r < 5:
-            return 0
-        shield = (1 << (r - 1)) | (1 << (r - 2))
-    pen = 0
-    lo = f - 1 if f > 0 else 0
-    hi = f + 1 if f < 7 else 7
-    ff = lo
-    while ff <= hi:
-        m = masks[ff + 1]
-        if not m:
-            pen += T.KING_OPEN_FILE + T.SHIELD_MISSING
-        elif not (m & shield):
-            pen += T.SHIELD_MISSING
-        ff += 1
-    return pen

@@ -870,8 +870,19 @@ class Searcher:
                 cheap = -cheap
             if c[1] and c[9] and (cheap - T.LAZY_MARGIN >= beta or cheap + T.LAZY_MARGIN <= alpha):
                 stand = cheap
-            else:
-                stand = self._static()
+            else:  # self._static(), inlined: this is the hottest call of the search
+                lo = pos.hash_lo
+                j = lo & self.ec_mask
+                eck = self.ec_key
+                if eck[j] == pos.hash_hi:
+                    stand = self.ec_val[j]
+                else:
+                    stand = evaluate(pos)
+                    noise = self.noise_cp
+                    if noise:
+                        stand += (lo ^ self.noise_seed) % (2 * noise + 1) - noise
+                    eck[j] = pos.hash_hi
+                    self.ec_val[j] = stand
             if stand >= beta:
                 return stand
             if stand > alpha:
