@@ -10,7 +10,7 @@ import chess
 from firmware.engine.levels import find_level
 from host_sim import Simulator
 from host_sim.flash import FakeFlash
-from host_sim.physical import cell_name
+from host_sim.physical import PhysicalBoard, cell_name
 
 FUN = find_level("Fun 2")
 PASS_US = 5000  # a coarser main loop than the device (2 ms) keeps this long game quick
@@ -119,16 +119,7 @@ def test_power_cut_at_every_journal_write_resumes_at_the_last_complete_move():
 def _diff(board_field, board):
     """{square: pattern} the verify mode should light: pieces to remove blink fast, empty
     squares to fill are on."""
-    physical = set()
-    rows = board_field.split("/")
-    for i, row in enumerate(rows):
-        f = 0
-        for ch in row:
-            if ch.isdigit():
-                f += int(ch)
-            else:
-                physical.add((7 - i) * 8 + f)
-                f += 1
+    physical = set(PhysicalBoard(board_field).pieces)
     game = set(board.piece_map())
     out = {}
     for c in physical - game:
