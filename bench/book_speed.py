@@ -31,11 +31,18 @@ LINES = [
 ROUNDS = 200
 
 MPY = r"""
+import gc
 import time
 from firmware.engine.book import open_book
 from firmware.engine.position import Position
 from firmware.engine.notation import parse_uci
 from firmware.compat import heap_lock, heap_unlock
+gc.collect()
+before = gc.mem_alloc()
+probe_book = open_book(%(path)r)
+gc.collect()
+print("ram_bytes", gc.mem_alloc() - before)
+probe_book.close()
 t0 = time.ticks_us()
 book = open_book(%(path)r)
 t_open = time.ticks_diff(time.ticks_us(), t0)
@@ -51,19 +58,21 @@ for line in %(lines)r:
         pos.make(parse_uci(pos, text))
     positions.append(pos)
 for pos in positions:
-    t0 = time.ticks_us()
-    heap_lock()
-    for _ in range(%(rounds)d):
-        book.probe(pos)
-    heap_unlock()
-    t_probe = time.ticks_diff(time.ticks_us(), t0)
-    t0 = time.ticks_us()
-    heap_lock()
-    for _ in range(%(rounds)d):
-        book.choose(pos)
-    heap_unlock()
-    t_choose = time.ticks_diff(time.ticks_us(), t0)
-    print("pos", book.probe(pos), t_probe / %(rounds)d, t_choose / %(rounds)d)
+    best_probe = best_choose = 1 << 29
+    for rep in range(5):  # best of 5: the machine is shared
+        t0 = time.ticks_us()
+        heap_lock()
+        for _ in range(%(rounds)d):
+            book.probe(pos)
+        heap_unlock()
+        best_probe = min(best_probe, time.ticks_diff(time.ticks_us(), t0))
+        t0 = time.ticks_us()
+        heap_lock()
+        for _ in range(%(rounds)d):
+            book.choose(pos)
+        heap_unlock()
+        best_choose = min(best_choose, time.ticks_diff(time.ticks_us(), t0))
+    print("pos", book.probe(pos), best_probe / %(rounds)d, best_choose / %(rounds)d)
 """
 
 
@@ -87,6 +96,8 @@ def main():
                 "  position with %s entries: probe %.0f us, choose %.0f us"
                 % (fields[1], float(fields[2]), float(fields[3]))
             )
+        elif fields[0] == "ram_bytes":
+            print("  heap held by an open Book: %s bytes (64-bit port; the module itself not counted)" % fields[1])
         else:
             print("  " + line)
 
@@ -98,14 +109,16 @@ def main():
         pos = Position()
         for text in line:
             pos.make(parse_uci(pos, text))
-        t0 = time.perf_counter()
-        for _ in range(ROUNDS):
-            book.probe(pos)
-        t_probe = (time.perf_counter() - t0) / ROUNDS * 1e6
-        t0 = time.perf_counter()
-        for _ in range(ROUNDS):
-            book.choose(pos)
-        t_choose = (time.perf_counter() - t0) / ROUNDS * 1e6
+        t_probe = t_choose = 1e9
+        for _ in range(5):  # best of 5: the machine is shared
+            t0 = time.perf_counter()
+            for _ in range(ROUNDS):
+                book.probe(pos)
+            t_probe = min(t_probe, (time.perf_counter() - t0) / ROUNDS * 1e6)
+            t0 = time.perf_counter()
+            for _ in range(ROUNDS):
+                book.choose(pos)
+            t_choose = min(t_choose, (time.perf_counter() - t0) / ROUNDS * 1e6)
         print("  position with %d entries: probe %.0f us, choose %.0f us" % (book.probe(pos), t_probe, t_choose))
     book.close()
 

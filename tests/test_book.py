@@ -217,9 +217,11 @@ def expect_error(tmp_path, data, fragment):
     return str(info.value)
 
 
-def test_missing_file(tmp_path):
+def test_missing_file_or_directory(tmp_path):
     with pytest.raises(BookError, match="not found"):
         open_book(str(tmp_path / "nothing.bin"))
+    with pytest.raises(BookError, match="cannot (open|read)"):
+        open_book(str(tmp_path))
 
 
 def test_empty_file(tmp_path):

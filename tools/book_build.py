@@ -272,8 +272,8 @@ class BookBuilder:
 # ---- reading a book back ------------------------------------------------------------------
 def walk_book(book, visit, position=None, max_depth=64, detours=True):
     """Depth-first walk of every book position reachable from `position` (default: the
-    start), each transposition once. With `detours`, a position reached by one non-book move
-    (the book answers a move it never plays, marked ? in the lines) is walked too.
+    start), each transposition once. With `detours`, a book position reached by a non-book
+    move (the book answers a move it never plays, marked ? in the lines) is walked too.
     `visit(position, moves, raw_count)` sees the legal book moves and the number of raw
     entries found; returns the set of visited (lo, hi)."""
     pos = position if position is not None else Position()
@@ -292,7 +292,7 @@ def walk_book(book, visit, position=None, max_depth=64, detours=True):
             pos.make(move)
             rec(depth + 1)
             pos.unmake()
-        if detours and (moves or depth == 0):
+        if detours:
             for move in legal_moves(pos):
                 if move not in book_moves:
                     pos.make(move)

@@ -48,6 +48,7 @@ _MAX_MOVES = const(256)  # room for any position's pseudo-legal moves (rules.MAX
 _CHUNK = const(256)  # bytes read per step while verifying the checksum at open
 _ADLER_MOD = const(65521)
 _DEFAULT_SEED = const(0x2545)
+_ENOENT = const(2)  # errno "no such file" (same number on every MicroPython port)
 
 
 class BookError(ValueError):
@@ -86,10 +87,15 @@ def open_book(path, verify=True, seed=_DEFAULT_SEED, moves_buffer=None):
     32 KB on a microcontroller)."""
     try:
         stream = open(path, "rb")
-    except OSError:
-        raise BookError("opening book not found: %s" % path)
+    except OSError as err:
+        if err.args and err.args[0] == _ENOENT:
+            raise BookError("opening book not found: %s" % path) from None
+        raise BookError("cannot open opening book %s: %s" % (path, err)) from None
     try:
         return Book(stream, verify, seed, moves_buffer, path)
+    except OSError as err:  # e.g. a directory, or a flash read error
+        stream.close()
+        raise BookError("cannot read opening book %s: %s" % (path, err)) from None
     except BaseException:
         stream.close()
         raise
