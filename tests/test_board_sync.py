@@ -241,6 +241,19 @@ def test_castling_king_first_with_a_long_pause_waits_for_the_rook():
     assert r.main() == [("MOVE", "e1g1")]
 
 
+def test_castling_king_resting_on_f1_is_corrected():
+    # Found by the paused property test: the king slides e1-f1 and rests (Kf1 is legal and
+    # gets reported), then goes on to g1 and the rook comes to f1 (with a bounce on f1).
+    r = Rig(CASTLE_FEN)
+    r.play("-e1", "+f1")
+    r.run(2000)
+    assert r.main() == [("MOVE", "e1f1")]
+    r.play("-f1", "+g1", "-h1", "+f1", "-f1", "+f1", gap_ms=90)
+    r.run(500)
+    assert r.main() == [("MOVE", "e1f1"), ("TAKEBACK", "e1f1"), ("MOVE", "e1g1")]
+    assert r.game() == ["e1g1"]
+
+
 def test_castling_rook_first_with_a_long_pause_is_corrected():
     # The rook's move alone is legal and gets reported; completing the castling replaces it.
     r = Rig(CASTLE_FEN)
@@ -349,6 +362,19 @@ def test_slow_slide_resting_twice_after_removing_the_victim():
     r.run(4000)
     assert r.game() == ["g8g3"]
     assert r.main()[-1] == ("MOVE", "g8g3")
+
+
+def test_a_long_gesture_beyond_the_event_ring_still_reads_right():
+    # The mover is lifted, then another piece is fidgeted with for 140 events (more than
+    # the 128 remembered in order), then the capture is made: the mover's departure has left
+    # the ring, its last-event record still says where it is.
+    r = Rig(moves=["e2e4", "d7d5"])
+    r.lift("e4")
+    for _ in range(70):
+        r.play("-h2", "+h2", gap_ms=60)
+    r.play("-d5", "+d5")
+    r.run(500)
+    assert r.main() == [("MOVE", "e4d5")]
 
 
 def test_lost_events_are_recovered_from_the_occupancy():
@@ -481,6 +507,20 @@ def test_reply_piece_lifted_before_the_computer_move_is_never_misread():
     r.play("-g1", "+f3")
     r.run(500)
     assert r.main()[-2:] == [("RESTORED",), ("MOVE", "g1f3")]
+
+
+def test_hesitation_before_a_slow_recapture_is_no_correction():
+    # Found by the paused property test: after the computer's Rg6 the player touches the g2
+    # pawn, lifts the rook off g6 and only seconds later puts the king there. The computer's
+    # rook must not be "corrected" to Rxg2 by the earlier touch of g2.
+    r = Rig("6R1/8/7k/8/8/2QP4/3NR1p1/6K1 w - - 12 49", moves=())
+    r.expect("g8g6")
+    r.play("-g8", "+g7", "-g7", "+g6", "-g2", "+g2", "-g6")
+    r.run(4000)
+    r.play("-h6", "+g6")
+    r.run(500)
+    assert r.game() == ["g8g6", "h6g6"]
+    assert r.main() == [("EXECUTED", "g8g6"), ("MOVE", "h6g6")]
 
 
 def test_fast_reply_still_in_hand_executes_the_computer_move():

@@ -49,6 +49,7 @@ from firmware.compat import const, ticks_diff
 from firmware.controller import inference
 from firmware.controller.inference import Inference
 from firmware.controller.occupancy import (
+    NO_CELL,
     START_OCCUPANCY,
     diff_cells,
     flip_cells,
@@ -206,7 +207,7 @@ class BoardSync:
         pos = self._pos
         legal = 0
         if isinstance(move, int):
-            moves = self._inf._moves
+            moves = self._inf.moves
             end = pos.gen_moves(moves, 0)
             check = pos.in_check()
             for i in range(end):
@@ -347,10 +348,10 @@ class BoardSync:
             flip_cells(self._prev1, cells, self._tn)
         if h >= 2:
             m = p.hist_move[h - 2]
-            k = move_cells(m, p.hist_captured[h - 2] != 0, self._inf._cells)
+            k = move_cells(m, p.hist_captured[h - 2] != 0, self._inf.cells)
             for r in range(8):
                 self._prev2[r] = self._prev1[r]
-            flip_cells(self._prev2, self._inf._cells, k)
+            flip_cells(self._prev2, self._inf.cells, k)
 
     def _set_ref(self, occ):
         ref = self._ref
@@ -494,20 +495,19 @@ class BoardSync:
         if code:
             return code
         r = inf.classify(board, self._base, pos)
-        extra = -1
         if r == inference.ONE or r == inference.MANY:
             # A whole move was made: fine only if it is a step of the expected one (the rook
             # of a castling moved first), else it is the wrong piece or the wrong square.
             other = inf.found
-            k = move_cells(other, pos.board[(other >> 7) & 127] != 0, inf._cells)
+            k = move_cells(other, pos.board[(other >> 7) & 127] != 0, inf.cells)
             for i in range(k):
-                if not self._in_expected(inf._cells[i]):
-                    return self._wrong(inf._cells[4])
-            if inf._cells[4] != 255 and not self._in_expected(inf._cells[4]):
-                return self._wrong(inf._cells[4])
+                if not self._in_expected(inf.cells[i]):
+                    return self._wrong(inf.cells[4])
+            if inf.cells[4] != NO_CELL and not self._in_expected(inf.cells[4]):
+                return self._wrong(inf.cells[4])
         if inf.diff_within(mcells, self._mn) or (self._tn and inf.diff_within(self._tcells, self._tn)):
             return self._unresolved(True, WRONG)
-        return self._wrong(extra)
+        return self._wrong(NO_CELL)
 
     def _in_expected(self, cell):
         mcells = self._mcells
@@ -585,7 +585,7 @@ class BoardSync:
             r = inf.classify(board, self._prev1, pos)  # (overwrites history slot h - 1)
             pos.make(last)
             inf.floor = floor
-            if r == inference.ONE:
+            if r == inference.ONE and self._replaces(last, inf.found):
                 self._push(TAKEBACK, last, False, self._prev1)
                 self._push(MOVE, inf.found, inf.found_promo, board)
                 inf.floor = inf.found_dep
@@ -594,6 +594,28 @@ class BoardSync:
             self._push(START_POSITION, 0, False, START_OCCUPANCY)
             return self._resolved()
         return IDLE
+
+    def _replaces(self, last, other):
+        """Can `other` physically replace the game's `last` move? When the same piece moves,
+        it must have been lifted off last's target (after arriving there) before it arrived
+        on other's: a square merely touched earlier (a piece adjusted, a victim lifted for a
+        reply) is no new destination of the piece."""
+        if last & 127 != other & 127:
+            return True  # another piece: last's piece went back, in any order
+        inf = self._inf
+        cells = inf.cells
+        move_cells(other, self._pos.board[(other >> 7) & 127] != 0, cells)
+        target = cells[4] if cells[4] != NO_CELL else cells[1]
+        fr = other & 127
+        fr = (fr >> 4) * 8 + (fr & 7)
+        to = (last >> 7) & 127
+        old = (to >> 4) * 8 + (to & 7)
+        start = inf.start
+        if start[old >> 3] >> (old & 7) & 1 and not start[fr >> 3] >> (fr & 7) & 1:
+            came = 0  # last was already on the board when the history began
+        else:
+            came = inf.arrival(fr, old)
+        return inf.lift_before(old, inf.place_seq[target]) > came
 
     def _victim_back(self, i):
         """For a take back of history move i: a captured piece must really have been put

@@ -54,7 +54,7 @@ class Inference:
         self.lift_seq = array("i", [0] * 64)
         self.place_seq = array("i", [0] * 64)
         self.seq = 0
-        self.floor = 0  # a capture reported from now on must have left after this event
+        self.floor = 0  # a move reported from now on must have left after this event
         self.start = bytearray(8)  # occupancy when the history began
         self._log = bytearray(_LOG)  # event seq s is _log[(s - 1) % _LOG] = cell | kind << 6
         # Results of the last classify/diff.
@@ -73,11 +73,11 @@ class Inference:
         self.second_promo = False
         self.second_dep = 0
         self.after_first = bytearray(8)
-        # Scratch.
-        self._moves = array("i", [0] * MAX_MOVES)
+        # Scratch buffers (board_sync.py borrows them between calls).
+        self.moves = array("i", [0] * MAX_MOVES)
         self._firsts = array("i", [0] * _MAX_FIRST)
-        self._cells = bytearray(5)
-        self._cells2 = bytearray(5)
+        self.cells = bytearray(5)
+        self.cells2 = bytearray(5)
 
     # ---- touch history ---------------------------------------------------------------
     def clear_history(self, start):
@@ -114,6 +114,10 @@ class Inference:
             if ev & 63 == cell:
                 return ev >> 6 == 0
             s -= 1
+        lift = self.lift_seq[cell]
+        place = self.place_seq[cell]
+        if (lift or place) and lift <= stop and place <= stop:  # its last event left the ring
+            return lift > place
         return not (self.start[cell >> 3] >> (cell & 7)) & 1
 
     def mark_changes(self, old, new):
@@ -152,14 +156,20 @@ class Inference:
         on the target) do not count. 0 when the events are not remembered."""
         fr = cells[0]
         cap = cells[4]
-        place_ev = (cap if cap != NO_CELL else cells[1]) | 64
+        s = self.arrival(fr, cap if cap != NO_CELL else cells[1])
+        return self.lift_before(fr, s) if s else 0
+
+    def arrival(self, fr, to):
+        """Number of the first PLACE on `to` made while `fr` was empty (0 if none
+        remembered): when a piece from `fr` arrived."""
+        place_ev = to | 64
         log = self._log
         s = self.seq - _LOG + 1
         if s < 1:
             s = 1
         while s <= self.seq:
             if log[(s - 1) & (_LOG - 1)] == place_ev and self.empty_before(fr, s):
-                return self.lift_before(fr, s)
+                return s
             s += 1
         return 0
 
@@ -251,10 +261,10 @@ class Inference:
             return SAME
         if n > 4:
             return NONE
-        moves = self._moves
+        moves = self.moves
         end = pos.gen_moves(moves, 0)
         check = pos.in_check()
-        cells = self._cells
+        cells = self.cells
         dmap = self.dmap
         b = pos.board
         found = 0
@@ -304,10 +314,10 @@ class Inference:
         was stable) is not lost. On success returns True with `first`, `first_promo`,
         `after_first` (occupancy after the first move) and `second` (0 when the reply is still
         under way). The first move's piece must really have been lifted and landed."""
-        moves = self._moves
+        moves = self.moves
         end = pos.gen_moves(moves, 0)
         check = pos.in_check()
-        cells = self._cells
+        cells = self.cells
         b = pos.board
         firsts = self._firsts
         nf = 0
@@ -331,12 +341,12 @@ class Inference:
         occ_after = self.after_first
         for i in range(nf):
             m = firsts[i]
-            k = move_cells(m, b[(m >> 7) & 127] != 0, self._cells2)
+            k = move_cells(m, b[(m >> 7) & 127] != 0, self.cells2)
             for r in range(8):
                 occ_after[r] = base[r]
-            flip_cells(occ_after, self._cells2, k)
+            flip_cells(occ_after, self.cells2, k)
             pos.make(m)
-            r2 = self.classify(board, occ_after, pos, self.departure(m, self._cells2))
+            r2 = self.classify(board, occ_after, pos, self.departure(m, self.cells2))
             pos.unmake()
             if r2 == ONE or r2 == MANY or r2 == PARTIAL:
                 if winner:
@@ -347,13 +357,13 @@ class Inference:
                 second_dep = self.found_dep if r2 == ONE else 0
         if not winner:
             return False
-        k = move_cells(winner, b[(winner >> 7) & 127] != 0, self._cells2)
+        k = move_cells(winner, b[(winner >> 7) & 127] != 0, self.cells2)
         for r in range(8):
             occ_after[r] = base[r]
-        flip_cells(occ_after, self._cells2, k)
+        flip_cells(occ_after, self.cells2, k)
         self.first = winner
         self.first_promo = (winner >> 14) & 7 != 0
-        self.first_dep = self.departure(winner, self._cells2)
+        self.first_dep = self.departure(winner, self.cells2)
         self.second = second
         self.second_promo = second_promo
         self.second_dep = second_dep
