@@ -21,7 +21,9 @@ CONFIG keys (see docs/io.md for the full table):
     buttons{name: pin}, buzzer{pin} or None, display{kind: ssd1306, i2c, scl, sda, addr} or None,
     heap_bytes, tt_entries, poll_nodes, settle_us, debounce_ms, stable_ms,
     button_debounce_ms, long_press_ms, and optionally valid_pins, input_only_pins,
-    external_pullups (input pins with a resistor on the board, e.g. ESP32 GPIO 34-39).
+    external_pullups (input pins with a resistor on the board, e.g. ESP32 GPIO 34-39),
+    status (a status light: {kind: pixel} = one more WS2812 after the 64 of a neopixel
+    board, or {kind: pin, pin, active} = one LED on a pin; absent or None: no status light).
 """
 from firmware.io.buttons import REQUIRED, Buttons
 from firmware.io.cellmap import CellMapError, make_cell_map
@@ -29,6 +31,7 @@ from firmware.io.cellmap import CellMapError, make_cell_map
 SENSOR_KINDS = ("matrix", "shift165")
 LED_KINDS = ("matrix", "edge", "neopixel")
 DISPLAY_KINDS = ("ssd1306",)
+STATUS_KINDS = ("pixel", "pin")
 NUMBERS = ("heap_bytes", "tt_entries", "poll_nodes", "settle_us", "debounce_ms", "stable_ms",
            "button_debounce_ms", "long_press_ms")
 
@@ -90,6 +93,11 @@ def pin_roles(config):
         if bz.get("pin") is None:
             _fail(config, "buzzer needs a 'pin' (or set buzzer to None)")
         used.append((bz["pin"], "buzzer", "out"))
+    st = _section(config, "status", optional=True)
+    if st is not None and st.get("kind") == "pin":
+        if st.get("pin") is None:
+            _fail(config, "a status light of kind 'pin' needs a 'pin'")
+        used.append((st["pin"], "status light", "out"))
     disp = _section(config, "display", optional=True)
     if disp is not None:
         for key in ("scl", "sda"):
@@ -118,6 +126,12 @@ def validate(config):
     disp = _section(config, "display", optional=True)
     if disp is not None and disp.get("kind") not in DISPLAY_KINDS:
         _fail(config, "unknown display kind %r (known: %s, or None)" % (disp.get("kind"), ", ".join(DISPLAY_KINDS)))
+    st = _section(config, "status", optional=True)
+    if st is not None:
+        if st.get("kind") not in STATUS_KINDS:
+            _fail(config, "unknown status light kind %r (known: %s, or None)" % (st.get("kind"), ", ".join(STATUS_KINDS)))
+        if st["kind"] == "pixel" and led.get("kind") != "neopixel":
+            _fail(config, "a status light of kind 'pixel' needs neopixel leds (it is pixel 64 of their chain)")
     buttons = _section(config, "buttons")
     for name in REQUIRED:
         if name not in buttons:
@@ -155,15 +169,16 @@ def validate(config):
 
 class Hardware:
     """Every driver of one board: sensors (scan_into), leds, buttons, buzzer (or None),
-    display (or None), and the config they were built from."""
+    display (or None), status light (or None), and the config they were built from."""
 
-    def __init__(self, config, sensors, leds, buttons, buzzer=None, display=None):
+    def __init__(self, config, sensors, leds, buttons, buzzer=None, display=None, status=None):
         self.config = config
         self.sensors = sensors
         self.leds = leds
         self.buttons = buttons
         self.buzzer = buzzer
         self.display = display
+        self.status = status
 
     def make_debouncer(self, capacity=64):
         """An OccupancyDebouncer with this board's debounce_ms."""
@@ -218,7 +233,9 @@ def build_hardware(config, factory):
     else:
         from firmware.io.leds_neopixel import NeoPixelLeds
 
-        leds = NeoPixelLeds(factory.neopixel(led["pin"], 64), cell_map=led.get("cell_map"),
+        st = config.get("status")
+        chain = factory.neopixel(led["pin"], 65 if st is not None and st["kind"] == "pixel" else 64)
+        leds = NeoPixelLeds(chain, cell_map=led.get("cell_map"),
                             colors=led.get("colors"), brightness=led.get("brightness", 64))
     buttons = Buttons({n: factory.pin(p, "in", pull=pull(p)) for n, p in config["buttons"].items()},
                       debounce_ms=config["button_debounce_ms"], long_ms=config["long_press_ms"])
@@ -234,4 +251,14 @@ def build_hardware(config, factory):
 
         i2c = factory.i2c(d.get("i2c", 0), d["scl"], d["sda"], d.get("freq_hz", 400000))
         display = Ssd1306(i2c, addr=d.get("addr", 0x3C))
-    return Hardware(config, sensors, leds, buttons, buzzer, display)
+    status = None
+    st = config.get("status")
+    if st is not None:
+        from firmware.io.status import PinStatusLight, PixelStatusLight
+
+        if st["kind"] == "pixel":
+            status = PixelStatusLight(chain, 64, brightness=led.get("brightness", 64))
+        else:
+            a = st.get("active", 1)
+            status = PinStatusLight(factory.pin(st["pin"], "out", value=1 - a), active=a)
+    return Hardware(config, sensors, leds, buttons, buzzer, display, status)

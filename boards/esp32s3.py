@@ -15,6 +15,7 @@ CONFIG = {
     "buttons": {"new": 14, "level": 21, "takeback": 38, "hint": 42, "move": 47},
     "buzzer": {"pin": 48},
     "display": None,
+    "status": {"kind": "pin", "pin": 3, "active": 1},  # one LED (+ resistor) to GND
     "heap_bytes": 2 * 1024 * 1024,
     "tt_entries": 65536,
     "poll_nodes": 128,

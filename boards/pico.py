@@ -12,6 +12,7 @@ CONFIG = {
     "buttons": {"new": 16, "level": 17, "takeback": 18, "hint": 19, "move": 20, "ok": 28},
     "buzzer": {"pin": 21},
     "display": {"kind": "ssd1306", "i2c": 1, "sda": 26, "scl": 27, "addr": 0x3C, "freq_hz": 400000},
+    "status": {"kind": "pixel"},  # a 65th WS2812 after h8 on the same chain
     "heap_bytes": 210 * 1024,
     "tt_entries": 4096,
     "poll_nodes": 64,

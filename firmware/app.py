@@ -41,6 +41,8 @@ from firmware.controller.flow import (
 )
 from firmware.controller.game import Game
 from firmware.controller.settings import Settings, SettingsError
+from firmware.controller.stats import Stats
+from firmware.controller.trainer import SETS
 from firmware.controller.ui import Ui
 from firmware.engine.search import Searcher, mate_in_moves
 
@@ -52,10 +54,11 @@ UNEXPLAINED_MS = 3000
 class App:
     def __init__(self, hw, searcher, book=None, journal=None, ticks_ms=None, console=None, write=None,
                  settings=None, start_fen=None, seed=0, log=None, poll_target_ms=POLL_TARGET_MS,
-                 sensor_log=None):
+                 sensor_log=None, stats=None):
         """`settings` / `start_fen`: used when the journal holds none (a fresh unit).
         `sensor_log`: an optional controller.sensor_log.SensorLog that records every debounced
-        sensor event and button press (for replay in the simulator)."""
+        sensor event and button press (for replay in the simulator). `stats`: a
+        controller.stats.Stats (default: one in the journal's storage, none without a journal)."""
         cfg = hw.config
         self.hw = hw
         self.config = cfg
@@ -69,12 +72,16 @@ class App:
         self.searcher = searcher
         self.computer = Computer(searcher, book, seed)
         self.settings = settings.copy() if settings is not None else Settings(level=self.computer.default_level())
-        self.ui = Ui(hw.leds, hw.buzzer, hw.display)
+        self.ui = Ui(hw.leds, hw.buzzer, hw.display, getattr(hw, "status", None))
         self.journal = journal
+        if stats is None and journal is not None:
+            stats = Stats(journal.path, journal.open_fn, journal.fs, self.computer.level_count(), len(SETS))
+        self.stats = stats
+        self._chord = 0  # buttons whose next event belongs to a two-button "clock" chord
         self.log = log
         self.sensor_log = sensor_log
         self.controller = Controller(self.game, self.sync, self.settings, self.debouncer.stable, self.ui,
-                                     journal, self.computer, log)
+                                     journal, self.computer, log, stats)
         self.ticks_ms = ticks_ms if ticks_ms is not None else _ticks_ms
         self.console_in = console
         self.console = Console(self, write)
@@ -103,6 +110,13 @@ class App:
                 self.controller.journal_ok = False
                 if self.log:
                     self.log("journal unreadable: %s" % (exc,))
+        if self.stats is not None:
+            try:
+                self.stats.load()
+            except OSError as exc:
+                self.controller.stats = None
+                if self.log:
+                    self.log("statistics unreadable: %s" % (exc,))
         if saved is not None and saved.settings is not None:
             try:
                 s = Settings.from_bytes(saved.settings)
@@ -146,8 +160,14 @@ class App:
         while ev >= 0:
             if self.sensor_log is not None:
                 self.sensor_log.button(self.button_names[ev & 15], ev >> 4, buttons.event_ms)
-            c.on_button(self.button_names[ev & 15], ev >> 4, now_ms)
+            name = self._chord_name(ev & 15)
+            if name is not None:
+                c.on_button(name, ev >> 4, now_ms)
             ev = buttons.pop()
+        if self._chord:
+            for i in range(len(self.button_names)):
+                if self._chord & (1 << i) and not buttons.is_pressed(i):
+                    self._chord &= ~(1 << i)
         if self.console_in is not None:
             line = self.console_in.readline()
             if line is not None:
@@ -155,6 +175,20 @@ class App:
         c.tick(now_ms)
         self.ui.refresh(c, now_ms)
         self.ui.update(now_ms)
+
+    def _chord_name(self, index):
+        """Two buttons pressed together are the clock button: the first event of the pair
+        becomes "clock", the other button's next event is dropped. None: drop this one."""
+        bit = 1 << index
+        if self._chord & bit:
+            self._chord &= ~bit
+            return None
+        buttons = self.buttons
+        for i in range(len(self.button_names)):
+            if i != index and buttons.is_pressed(i) and not self._chord & (1 << i):
+                self._chord |= 1 << i
+                return "clock"
+        return self.button_names[index]
 
     def step(self, now_ms):
         """One main-loop pass; runs the engine to the end of a search when one is due."""
@@ -177,7 +211,7 @@ class App:
         level = self.settings.level
         comp.set_level(level)
         if work == WORK_THINK:
-            if self.settings.book:
+            if self.settings.book and not c.trainer.active:
                 move = comp.book_move(self.game.position, level)
                 if move:
                     c.search_started(work)
@@ -185,13 +219,13 @@ class App:
                     self.ui.refresh(c, self.now)
                     return
             pos = comp.prepare(self.game.position)
-            limits = comp.limits(level, c.clock_state(self.now))
+            limits = c.limits_for(level, self.now)
         elif work == WORK_PONDER:
             if comp.is_analysis(level):
                 c.ponder_tried = True
                 return
             pos = comp.prepare(self.game.position, c.ponder_move)
-            limits = comp.limits(level, c.clock_state(self.now), ponder=True)
+            limits = c.limits_for(level, self.now, ponder=True)
         else:
             pos = comp.prepare(self.game.position)
             limits = comp.hint_limits(level)
@@ -201,7 +235,7 @@ class App:
         self._last_poll_ms = self.now
         searcher = self.searcher
         for info in searcher.iterate(pos, limits, self._poll):
-            c.search_info(info.score_cp, info.mate_in, info.depth)
+            c.search_info(info.score_cp, info.mate_in, info.depth, info.nodes, info.pv if work == WORK_THINK else None)
         self._count_nodes(searcher)
         self.now = self.ticks_ms()  # the search took time: the result is known only now
         score = searcher.best_score

@@ -230,7 +230,7 @@ class VirtualBoardElectronics:
         out = {}
         if self.led_kind == "neopixel":
             np = next(iter(self.neopixels.values()))
-            for p, rgb in enumerate(np.shown):
+            for p, rgb in enumerate(np.shown[:64]):  # pixel 64: a status light (status_light())
                 if rgb != (0, 0, 0):
                     out[self._led_cell[p]] = rgb
         elif self.led_kind == "matrix":
@@ -245,6 +245,16 @@ class VirtualBoardElectronics:
                 for f in files:
                     out[r * 8 + f] = 1
         return out
+
+    def status_light(self):
+        """What the status light shows now: (r, g, b) for a pixel, 1/0 for a pin LED; None
+        when the board has none."""
+        st = self.config.get("status")
+        if st is None:
+            return None
+        if st["kind"] == "pixel":
+            return next(iter(self.neopixels.values())).shown[64]
+        return 1 if self.levels.get(st["pin"]) == st.get("active", 1) else 0
 
     def buzzer(self):
         """The buzzer's FakePWM, or None."""

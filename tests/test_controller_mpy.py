@@ -36,7 +36,7 @@ class Pin:
             elif b.row_low == s.row: b.row_low = -1
         b.levels[s.pid] = v
 class NP:
-    def __init__(s): s.buf = bytearray(192); s.writes = 0
+    def __init__(s, n): s.buf = bytearray(3 * n); s.writes = 0
     def __setitem__(s, i, rgb):
         s.buf[3 * i] = rgb[0]; s.buf[3 * i + 1] = rgb[1]; s.buf[3 * i + 2] = rgb[2]
     def write(s): s.writes += 1
@@ -51,7 +51,7 @@ class Factory:
     def __init__(s, b): s.b = b
     def pin(s, pid, mode, pull=None, value=None): return Pin(s.b, pid, mode)
     def pwm(s, pid): return PWM()
-    def neopixel(s, pid, n): return NP()
+    def neopixel(s, pid, n): return NP(n)
     def i2c(s, bus, scl, sda, freq): return I2C()
 
 b = Board()

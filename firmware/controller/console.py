@@ -7,7 +7,8 @@
 
 Commands (also printed by `help`): help, pgn, fen, moves, status, settings,
 new [<FEN>] (new game, optionally from a set-up position the board must then show),
-level <n> (1-based). Unknown or malformed commands answer "error: ..." and change nothing.
+level <n> (1-based), stats (wins/draws/losses per level, mate trainer results), clock (the
+chess clocks). Unknown or malformed commands answer "error: ..." and change nothing.
 """
 from firmware.controller.pgn import game_pgn
 
@@ -19,6 +20,8 @@ HELP = (
     "  settings       level, sides and options",
     "  new [FEN]      new game (from FEN: set the board up as lit)",
     "  level N        choose level N (1..%d)",
+    "  stats          results per level and of the mate trainer",
+    "  clock          the chess clocks (White, Black)",
 )
 
 
@@ -63,6 +66,17 @@ class Console:
 
     def cmd_settings(self, args, now_ms):
         self.write(self.app.controller.settings.describe())
+
+    def cmd_stats(self, args, now_ms):
+        for text in self.app.controller.stats_lines():
+            self.write(text)
+
+    def cmd_clock(self, args, now_ms):
+        c = self.app.controller
+        if not c.clock.enabled:
+            self.write("no clock")
+        else:
+            self.write(c.clock.text(now_ms) + (" paused" if c.clock.paused else ""))
 
     def cmd_pgn(self, args, now_ms):
         for text in self.app.pgn_texts():

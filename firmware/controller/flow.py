@@ -19,7 +19,10 @@ Phases (ui.py): PLAYER (waiting for a move on the board; the engine may ponder),
 (the computer's turn), SHOWING (the computer's move is lit, waiting for it to be executed),
 PROMOTE (choosing the promotion piece), OVER (game end shown), VERIFY (the board must be
 brought to the game position: after take back, new game, power-up, or on request), OFFER
-(the computer offers to resign). Button meanings are listed in BUTTON_HELP and docs/playing.md.
+(the computer offers to resign), SETUP (the mate trainer guides its pieces onto the board).
+Button meanings are listed in BUTTON_HELP and docs/playing.md. The trainer, clocks, touch-move,
+statistics and evaluation display live in features.py (the base class); this file calls them
+at a few hooks.
 """
 from firmware.compat import const, ticks_add, ticks_diff
 from firmware.controller import ui as _ui
@@ -39,8 +42,10 @@ from firmware.controller.board_sync import (
 )
 from firmware.controller.occupancy import same
 from firmware.controller.game import RESULT_DRAW, IllegalGameMoveError
-from firmware.controller.gameclock import GameClock
-from firmware.controller.settings import NOBODY, OPTION_NAMES
+from firmware.controller import trainer as _trainer
+from firmware.controller.features import Features
+from firmware.controller.gameclock import PRESETS
+from firmware.controller.settings import ITEM_STATS, MENU_ITEMS, NOBODY
 from firmware.engine import rules
 from firmware.engine.constants import from_sq64, to_sq64
 from firmware.engine.fen import START_FEN
@@ -54,6 +59,7 @@ PROMOTE = _ui.PROMOTE
 OVER = _ui.OVER
 VERIFY = _ui.VERIFY
 OFFER = _ui.OFFER
+SETUP = _ui.SETUP
 
 WORK_NONE = const(0)
 WORK_THINK = const(1)
@@ -79,7 +85,8 @@ BUTTON_HELP = (
     ("move", "computer plays now / switch sides; move now", "two-player mode on/off"),
     ("setup", "verify the board", "verify the board"),
     ("mode", "two-player mode on/off", "options menu"),
-    ("ok", "confirm (menu, promotion, play on)", "confirm"),
+    ("clock", "pause / restart the chess clock", "pause / restart the chess clock"),
+    ("ok", "confirm (menu, promotion, play on); else pause the clock", "confirm"),
 )
 
 
@@ -95,9 +102,10 @@ class Outcome:
         self.book = book
 
 
-class Controller:
-    def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None):
-        """`computer` (computer.Computer) supplies the level table; None: one plain level."""
+class Controller(Features):
+    def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None, stats=None):
+        """`computer` (computer.Computer) supplies the level table; None: one plain level.
+        `stats`: a stats.Stats (None: no statistics)."""
         self.game = game
         self.computer = computer
         self.sync = sync
@@ -106,10 +114,6 @@ class Controller:
         self.ui = ui
         self.journal = journal
         self.level_names = computer.level_names() if computer is not None else ("default",)
-        self.clock = GameClock()
-        self.clock_level = -1
-        self.clock_shown = -1
-        self.clock_text = ""
         self.log = log
         self.phase = PLAYER
         self.dirty = True
@@ -149,6 +153,7 @@ class Controller:
         self.journal_ok = journal is not None
         self.saved_side = 8  # the computer's side before two-player mode
         self._expected = bytearray(8)
+        self._init_features(stats)
 
     # ---- helpers --------------------------------------------------------------------------
     def level_name(self, index):
@@ -212,8 +217,12 @@ class Controller:
         self.shown_move = 0
         self.sync.set_position(self.game.position)
         self.targets = ()
+        self.touch.clear()
         self._clear_errors()
         self.dirty = True
+        if self.trainer.state == _trainer.SETUP:
+            self.phase = SETUP
+            return
         if verify or (check_board and (not self._board_matches() or self._reappear_pending())):
             self.phase = VERIFY
             self.verify_since = -1
@@ -239,9 +248,13 @@ class Controller:
                 if saved.result != "*":
                     self.game.finish(saved.result, saved.reason)
                 started = True
+                self.clock_restore = getattr(saved, "clock", None)
+                if 0 < self.settings.trainer <= len(_trainer.SETS):
+                    self.trainer.resume(self.settings.trainer - 1, self.settings.computer_side ^ 8, self.game.over)
             except ValueError:
                 self.game.new()
         if not started:
+            self.settings.trainer = 0
             self.game.new(start_fen)
             self._journal("start_game", self.settings.to_bytes(), start_fen)
         # A resumed game waits for the board to be checked; a fresh one too if the pieces
@@ -263,7 +276,9 @@ class Controller:
         self.bad_searches = 0
         self.resign_declined = False
         self.menu = _ui.MENU_NONE
-        self.clock_level = -1  # restart the clocks
+        self.clock_key = -1  # restart the clocks
+        self.counted = -1
+        self.pv_text = ""
         for i in range(8):
             self.reappear[i] = 0
         self._clear_overlays()
@@ -289,8 +304,13 @@ class Controller:
             return
         phase = self.phase
         sync = self.sync
+        if phase == SETUP:  # the trainer judges the board itself, piece by piece
+            if code in (MOVE, EXECUTED, TAKEBACK, START_POSITION):
+                sync.set_position(self.game.position)
+            return
         if code == START_POSITION:
             if self.game.ply or self.game.start_fen != START_FEN or self.game.over:
+                self._trainer_leave(now_ms)
                 self.new_game(now_ms)
             else:
                 sync.set_position(self.game.position)
@@ -302,13 +322,17 @@ class Controller:
                 sync.set_position(self.game.position)
             return
         if code == LIFTED:
+            self._touch_lifted()
             if self.settings.show_targets and phase in (PLAYER, THINKING):
                 self._show_targets(sync.lifted_cell)
         elif code == PUT_BACK:
+            self._touch_put_back(now_ms)
             if self.targets:
                 self.targets = ()
                 self.dirty = True
         elif code == MOVE:
+            if self._touch_refuses(sync.move, now_ms):
+                return
             if phase == PROMOTE:
                 self._finish_promotion(now_ms)  # the next move came before the choice
             self._player_move(sync.move, sync.promotion, now_ms)
@@ -375,7 +399,9 @@ class Controller:
     def _commit_player_move(self, move, now_ms):
         """`move` is already on the game position: record it and go on."""
         self._journal("record_move", move)
-        self.clock.moved(self.game.position.stm ^ 8)
+        self._clock_moved(self.game.position.stm ^ 8, now_ms)
+        self.touch.clear()
+        self._trainer_after_move(False)
         self.paused = False
         self.mate_in = None
         self.ui.beep("click")
@@ -419,7 +445,11 @@ class Controller:
         self.game.push(move)
         self.sync.set_position(self.game.position)  # keeps a reply already under way
         self._journal("record_move", move)
-        self.clock.moved(self.game.position.stm ^ 8)
+        self._clock_moved(self.game.position.stm ^ 8, now_ms)
+        self.touch.clear()
+        self._trainer_after_move(True)
+        if " " in self.pv_text:
+            self.pv_text = self.pv_text.split(" ", 1)[1]  # the line from here on
         self.ui.beep("click")
         self._clear_errors()
         if self.game.check_end():
@@ -437,7 +467,9 @@ class Controller:
 
     def _game_over(self, now_ms):
         self._journal("record_end", self.game.result, self.game.reason)
+        self._count_end()
         self._abort_search()
+        self.pv_text = ""
         self.phase = OVER
         self.ponder_move = 0
         self._clear_overlays()
@@ -469,6 +501,9 @@ class Controller:
             return
         move = self.game.last_move()
         captured = pos.hist_captured[pos.ply - 1]
+        if self.game.over:
+            self._uncount()
+        self.clock.undo(pos.stm ^ 8)
         self.game.pop()
         if phase != PROMOTE:
             self._journal("record_undo")
@@ -498,13 +533,20 @@ class Controller:
             if name == "new":
                 self.game.resign(self.settings.computer_side & 8)
                 self._journal("record_end", self.game.result, self.game.reason)
+                self._count_end()
                 self.new_game(now_ms)
             else:
                 self.resign_declined = True
                 self._show_computer_move(self.shown_move, now_ms)
             return
+        if self.trainer.active and (name == "mode" or name == "move" and (kind == LONG or phase == PLAYER)):
+            self.ui.beep("error")  # the trainer's sides are fixed
+            return
         if name == "new":
-            self.new_game(now_ms, swap_sides=kind == LONG)
+            if self.trainer.active:
+                self._trainer_begin(now_ms, swap=kind == LONG)
+            else:
+                self.new_game(now_ms, swap_sides=kind == LONG)
         elif name == "level":
             self.menu = _ui.MENU_OPTIONS if kind == LONG else _ui.MENU_LEVEL
             self.menu_index = 0
@@ -535,8 +577,8 @@ class Controller:
                 self._move_button(now_ms)
         elif name == "mode":
             self._toggle_two_player(now_ms)
-        elif name == "ok":
-            pass
+        elif name == "clock" or name == "ok" and self.clock.enabled:
+            self._clock_button(now_ms)
 
     def _menu_button(self, name, kind, now_ms):
         """Handle a press while a menu is open; False lets the press act normally."""
@@ -549,28 +591,34 @@ class Controller:
         elif self.menu == _ui.MENU_LEVEL and name == "takeback":
             s.level = (s.level - 1) % count
         elif self.menu == _ui.MENU_OPTIONS and name == "level":
-            self.menu_index = (self.menu_index + (len(OPTION_NAMES) - 1 if kind == LONG else 1)) % len(OPTION_NAMES)
+            self.menu_index = (self.menu_index + (MENU_ITEMS - 1 if kind == LONG else 1)) % MENU_ITEMS
+            self.stats_page = 0
         elif self.menu == _ui.MENU_OPTIONS and name == "takeback":
-            self.menu_index = (self.menu_index - 1) % len(OPTION_NAMES)
+            self.menu_index = (self.menu_index - 1) % MENU_ITEMS
+            self.stats_page = 0
         elif self.menu == _ui.MENU_OPTIONS and name == "hint":
-            s.toggle(self.menu_index)
+            if self.menu_index == ITEM_STATS:
+                self.stats_page += 1
+            else:
+                s.change(self.menu_index, len(PRESETS), len(_trainer.SETS))
             self.ui.sound = s.sound
         elif name in ("ok", "move"):
-            self._close_menu()
+            self._close_menu(now_ms)
         elif self.menu == _ui.MENU_LEVEL and name == "level":
             self.menu = _ui.MENU_OPTIONS
             self.menu_index = 0
         else:
-            self._close_menu()
+            self._close_menu(now_ms)
             return False
         self.ui.beep("click")
         return True
 
-    def _close_menu(self):
+    def _close_menu(self, now_ms):
         if self.menu != _ui.MENU_NONE:
             self.menu = _ui.MENU_NONE
             self.dirty = True
             self._journal("record_settings", self.settings.to_bytes())
+            self._trainer_setting(now_ms)
 
     def _promote_button(self, name, kind, now_ms):
         if name in ("level", "hint"):
@@ -652,8 +700,9 @@ class Controller:
     # ---- time ---------------------------------------------------------------------------------
     def tick(self, now_ms):
         if self.menu != _ui.MENU_NONE and ticks_diff(now_ms, self.menu_deadline) >= 0:
-            self._close_menu()
+            self._close_menu(now_ms)
         self._run_clock(now_ms)
+        self._trainer_tick(now_ms)
         if self.phase == PROMOTE and ticks_diff(now_ms, self.promo_deadline) >= 0:
             self._finish_promotion(now_ms)
         if self.message and ticks_diff(now_ms, self.message_deadline) >= 0:
@@ -668,39 +717,6 @@ class Controller:
                     self._enter_play(now_ms)
             else:
                 self.verify_since = -1
-
-    def _run_clock(self, now_ms):
-        clock = self.clock
-        level = self.settings.level
-        if level != self.clock_level:
-            self.clock_level = level
-            comp = self.computer
-            if comp is not None and comp.uses_clock(level):
-                total, inc, moves = comp.clock_ms(level)
-                clock.reset(total, inc, moves)
-            else:
-                clock.disable()
-        if not clock.enabled:
-            return
-        phase = self.phase
-        running = -1
-        if (phase == PLAYER or phase == THINKING) and not self.paused and self.menu == _ui.MENU_NONE:
-            running = self.game.position.stm
-        clock.run(running, now_ms)
-        if running >= 0:
-            shown = clock.left_ms(running, now_ms) // 1000
-            if shown != self.clock_shown:
-                self.clock_shown = shown
-                self.clock_text = clock.text(now_ms)
-                self.dirty = True
-        side = clock.flag(now_ms)
-        if side >= 0 and not self.game.over:
-            self.game.time_out(side)
-            self._game_over(now_ms)
-
-    def clock_state(self, now_ms):
-        """The clocks for limits_for_level (None unless a clock level is on)."""
-        return self.clock.state(now_ms)
 
     # ---- engine ---------------------------------------------------------------------------------
     def engine_work(self):
@@ -722,20 +738,11 @@ class Controller:
         self.searching = work
         self.stop = STOP_NONE
         self.ponder_hit = False
+        if work == WORK_THINK:
+            self.nodes = 0
+            self.pv_text = ""
         if work == WORK_PONDER:
             self.ponder_tried = True
-        self.dirty = True
-
-    def search_info(self, score_cp, mate_in, depth):
-        """Progress after each finished depth of a THINK search (for the display)."""
-        if self.searching != WORK_THINK:
-            return
-        self.score_cp = score_cp
-        self.depth = depth
-        if mate_in is not None and mate_in > 0 and mate_in != self.mate_in:
-            if self.mate_in is None or mate_in != self.mate_in - 1:
-                self.ui.beep("alert")
-            self.mate_in = mate_in
         self.dirty = True
 
     def search_done(self, outcome, now_ms):
@@ -778,7 +785,7 @@ class Controller:
         hopeless = (outcome.score_cp is not None and outcome.score_cp <= -RESIGN_CP) or (outcome.mate_in or 0) < 0
         self.bad_searches = self.bad_searches + 1 if hopeless else 0
         self.expected_reply = outcome.ponder_move
-        if self.settings.resign and not self.resign_declined and self.bad_searches >= 2:
+        if self.settings.resign and not self.resign_declined and self.bad_searches >= 2 and not self.trainer.active:
             self.phase = OFFER
             self.shown_move = move
             self.shown_san = san(self.game.position, move)

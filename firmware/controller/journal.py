@@ -7,6 +7,7 @@
     journal.record_undo()         # take back
     journal.record_end(result, reason)
     journal.record_settings(settings)
+    journal.record_clock(data)    # the chess clocks (gameclock.GameClock.to_bytes), after moves
     journal.games()               # the archive: last `max_games` games, oldest first
 
 Files (in the directory `path`): `game.jnl`, the current session, and `games.jnl`, the
@@ -46,6 +47,7 @@ T_MOVE = const(4)
 T_UNDO = const(5)
 T_END = const(6)
 T_GAME = const(7)  # an archived game (archive file only)
+T_CLOCK = const(8)  # the clocks' state (the last one counts; kept by compaction)
 
 _FORMAT = b"RCJ1"
 RESULTS = ("*", "1-0", "0-1", "1/2-1/2")
@@ -120,11 +122,12 @@ class _BadTail(Exception):
 
 class SavedGame:
     """What load() found: `settings` (bytes or None), `start_fen`, `moves` (engine ints, all
-    legal), `result` ("*" if ongoing), `reason`, `game_id`, `repaired` (a torn tail or
-    unfinished rewrite was cleaned up)."""
+    legal), `result` ("*" if ongoing), `reason`, `game_id`, `clock` (the last clock record's
+    bytes, or None), `repaired` (a torn tail or unfinished rewrite was cleaned up)."""
 
     def __init__(self):
         self.settings = None
+        self.clock = None
         self.start_fen = START_FEN
         self.moves = []
         self.result = "*"
@@ -151,6 +154,8 @@ class Journal:
             fs = os
         self._open = open_fn if open_fn is not None else open
         self._fs = fs
+        self.open_fn = self._open  # for other files beside the journal (statistics)
+        self.fs = fs
         self.max_games = max_games
         self.path = path
         self.game_id = 0
@@ -239,6 +244,7 @@ class Journal:
                     saved.moves = []
                     saved.result = "*"
                     saved.reason = 0
+                    saved.clock = None
                     saved.found = True
                 elif pos is None:
                     clean = False
@@ -256,6 +262,8 @@ class Journal:
                     saved.result = "*"
                     saved.reason = 0
                     compact = True
+                elif rtype == T_CLOCK:
+                    saved.clock = bytes(payload)
                 elif rtype == T_END and len(payload) == 2 and payload[0] < len(RESULTS):
                     saved.result = RESULTS[payload[0]]
                     saved.reason = payload[1]
@@ -282,6 +290,8 @@ class Journal:
             out += encode_record(T_NEW, bytes((state.game_id >> 8, state.game_id & 0xFF)) + fen_bytes)
             for m in state.moves:
                 out += encode_record(T_MOVE, encode_move(m))
+            if state.clock is not None:
+                out += encode_record(T_CLOCK, state.clock)
             if state.result != "*":
                 out += encode_record(T_END, bytes((RESULTS.index(state.result), state.reason)))
         return out
@@ -329,6 +339,12 @@ class Journal:
         self._append(self._name(GAME_FILE), encode_record(T_END, bytes((RESULTS.index(result), reason))))
         self._state.result = result
         self._state.reason = reason
+
+    def record_clock(self, data):
+        """The clocks' state (bytes, at most 255): the last record counts on load."""
+        self._ensure_loaded()
+        self._append(self._name(GAME_FILE), encode_record(T_CLOCK, data))
+        self._state.clock = bytes(data)
 
     def record_settings(self, settings_bytes):
         self._ensure_loaded()

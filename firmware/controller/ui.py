@@ -23,12 +23,24 @@ LED vocabulary (documented for owners in docs/playing.md):
 - promotion choice: promotion square BLINK_FAST and the chosen piece's home square on the
   back rank ON (d = queen, a = rook, c = bishop, b = knight);
 - level menu: level n lights cell n-1 (a1 = level 1, b1 = level 2, ... a2 = level 9);
-  options menu: option i lights cell i on rank 1, and cell i on rank 2 when it is on.
+  options menu: item i lights settings.item_cell(i) (a1..h1, then a8, b8), its value
+  settings.value_cell (rank 2: the option's own square when on, square n for value n);
+- trainer set-up (SETUP): squares to clear BLINK_FAST (ERROR), the next piece's square ON
+  (MOVE role), BLINK_SLOW (HINT role) for the lone king;
+- touch-move: a touched piece put back BLINK_SLOW (ERROR) while it must still move.
+
+The status light (status_of) says whose turn it is (White: white, Black: blue, steady),
+that the computer thinks (yellow pulse), waits for its move to be made (green, slow blink),
+or that something is wrong or the board must be set up (red / yellow, fast blink).
 """
+from firmware.controller import settings as _settings
+from firmware.controller import trainer as _trainer
+from firmware.controller.gameclock import format_ms, preset_name
 from firmware.engine.constants import to_sq64
 from firmware.engine.notation import uci
+from firmware.io import status as _status
 from firmware.io.buzzer import PATTERNS
-from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, HINT, INFO, MOVE, ON
+from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, HINT, INFO, MOVE, OFF, ON
 
 # Phases of the controller (flow.py imports these; kept here so ui needs no import of flow).
 PLAYER = 0
@@ -38,7 +50,8 @@ PROMOTE = 3
 OVER = 4
 VERIFY = 5
 OFFER = 6
-PHASE_NAMES = ("player", "thinking", "showing", "promote", "over", "verify", "offer")
+SETUP = 7  # the mate trainer guides its pieces onto the board
+PHASE_NAMES = ("player", "thinking", "showing", "promote", "over", "verify", "offer", "setup")
 
 MENU_NONE = 0
 MENU_LEVEL = 1
@@ -81,9 +94,10 @@ def compose_leds(c):
         out[c.settings.level & 63] = ON | INFO
         return out
     if c.menu == MENU_OPTIONS:
-        out[c.menu_index] = ON | INFO
-        if c.settings.option(c.menu_index):
-            out[8 + c.menu_index] = ON | INFO
+        out[_settings.item_cell(c.menu_index)] = ON | INFO
+        v = _settings.value_cell(c.menu_index, c.settings)
+        if v >= 0:
+            out[v] = ON | INFO
         return out
     phase = c.phase
     pos = c.game.position
@@ -120,6 +134,15 @@ def compose_leds(c):
             out[to_sq64(kings[loser ^ 8])] = ON | INFO
     elif phase == OFFER:
         out[to_sq64(pos.kings[c.settings.computer_side & 8])] = BLINK_FAST | INFO
+    elif phase == SETUP:
+        t = c.trainer
+        for cell in _bits(t.wrong):
+            out[cell] = BLINK_FAST | ERROR
+        cell, piece = t.current()
+        if cell >= 0:
+            out[cell] = (ON | MOVE) if piece & 8 == t.strong else (BLINK_SLOW | HINT)
+    if c.touch.flagged and c.touch.cell >= 0 and phase == PLAYER:
+        out[c.touch.cell] = BLINK_SLOW | ERROR
     for cell in c.targets:
         out[cell] = ON | INFO
     if c.hint_move and phase in (PLAYER, THINKING):
@@ -136,12 +159,65 @@ def compose_leds(c):
 def _score_text(c):
     if c.mate_in:
         return "Mate in %d" % c.mate_in if c.mate_in > 0 else "Mated in %d" % -c.mate_in
-    if c.score_cp is None:
+    if c.score_cp is None or not c.settings.show_eval:
         return ""
     s = c.score_cp
     sign = "+" if s >= 0 else "-"
     s = -s if s < 0 else s
-    return "%s%d.%02d d%d" % (sign, s // 100, s % 100, c.depth)
+    text = "%s%d.%02d d%d" % (sign, s // 100, s % 100, c.depth)
+    n = c.nodes
+    if n:
+        text += " n%d" % n if n < 10000 else (" n%dk" % (n // 1000) if n < 10000000 else " n%dM" % (n // 1000000))
+    return text
+
+
+def _menu_text(c):
+    i = c.menu_index
+    s = c.settings
+    if i < _settings.ITEM_CLOCK:
+        value = "on" if s.option(i) else "off"
+    elif i == _settings.ITEM_CLOCK:
+        value = preset_name(s.clock)
+    elif i == _settings.ITEM_TRAINER:
+        value = _trainer.SETS[s.trainer - 1] if s.trainer else "off"
+    else:
+        return stats_text(c)
+    return ("Options %d/%d" % (i + 1, _settings.MENU_ITEMS), _settings.ITEM_LABELS[i] + ":", value, "level: next",
+            "hint: change")
+
+
+def stats_text(c):
+    """The statistics page `c.stats_page` (two lines per page)."""
+    lines = c.stats_lines()
+    pages = (len(lines) + 1) // 2
+    if not pages:
+        return ("Statistics", "none yet", "", "level: next", "")
+    p = c.stats_page % pages
+    second = lines[2 * p + 1] if 2 * p + 1 < len(lines) else ""
+    return ("Statistics %d/%d" % (p + 1, pages), lines[2 * p], second, "level: next", "hint: more")
+
+
+def _trainer_lines(c, phase):
+    """(head, detail, status line) while the mate trainer is on."""
+    t = c.trainer
+    head = detail = ""
+    if phase == SETUP:
+        cell, piece = t.current()
+        head = "Trainer %s set-up" % t.name()
+        if t.wrong_count:
+            detail = "Clear lit squares"
+        elif cell >= 0:
+            detail = "%s %s" % (_trainer.piece_label(piece), _trainer.square_of_cell(cell))
+        return head, detail, "%d/%d placed" % (t.step, t.n)
+    if t.state == _trainer.DONE:
+        if t.outcome == _trainer.MATE:
+            head = "Mate! %d moves" % t.moves
+        else:
+            head = "Failed: " + _trainer.OUTCOME_NAMES[t.outcome]
+        tries, ok, best_moves, best_ms = c.trainer_record()
+        detail = "time " + format_ms(t.player_ms)
+        return head, detail, "%s %d/%d best %d" % (t.name(), ok, tries, best_moves)
+    return "", "", "%s move %d %s" % (t.name(), t.moves + 1, format_ms(t.player_ms))
 
 
 def compose_text(c):
@@ -150,11 +226,7 @@ def compose_text(c):
         return ("Level %d" % (c.settings.level + 1), c.level_name(c.settings.level), "", "level: next",
                 "takeback: back")
     if c.menu == MENU_OPTIONS:
-        from firmware.controller.settings import OPTION_LABELS
-
-        i = c.menu_index
-        return ("Options", "%s: %s" % (OPTION_LABELS[i], "on" if c.settings.option(i) else "off"), "",
-                "level: next", "hint: change")
+        return tuple(x[:21] for x in _menu_text(c))
     phase = c.phase
     game = c.game
     head = ""
@@ -168,6 +240,8 @@ def compose_text(c):
             head = "Paused: move?"
         if c.hint_move:
             detail = "Hint: " + uci(c.hint_move)
+        elif c.touch.cell >= 0:
+            detail = "Touched: " + _trainer.square_of_cell(c.touch.cell)
     elif phase == THINKING:
         head = "Thinking..."
     elif phase == SHOWING:
@@ -185,23 +259,45 @@ def compose_text(c):
     elif phase == OFFER:
         head = "I resign?"
         detail = "new: yes  move: no"
+    level = "L%d %s" % (c.settings.level + 1, c.level_name(c.settings.level))
+    if c.trainer.active:
+        t_head, t_detail, level = _trainer_lines(c, phase)
+        head = t_head or head
+        detail = t_detail or detail
     if c.errors_shown:
         detail = "Board? fix lit"
     if c.message:
         detail = c.message
-    if phase not in (OVER, VERIFY) and game.position.in_check():
+    if phase not in (OVER, VERIFY, SETUP) and game.position.in_check():
         head += " +"
-    level = "L%d %s" % (c.settings.level + 1, c.level_name(c.settings.level))
     if c.clock.enabled:
-        level = c.clock_text
-    return (head[:21], detail[:21], level[:21], _score_text(c)[:21])
+        level = c.clock_text + (" paused" if c.clock.paused else "")
+    pv = c.pv_text if c.settings.show_eval and not c.mate_in else ""
+    return (head[:21], detail[:21], level[:21], _score_text(c)[:21], pv[:21])
+
+
+def status_of(c):
+    """(colour, mode) of the status light for controller `c` (see the module docstring)."""
+    phase = c.phase
+    if c.errors_shown:
+        return _status.RED, BLINK_FAST
+    if phase == VERIFY or phase == SETUP:
+        return _status.YELLOW, BLINK_FAST
+    if phase == THINKING and not c.paused or c.hint_wanted:
+        return _status.YELLOW, _status.PULSE
+    if phase == SHOWING or phase == OFFER:
+        return _status.GREEN, BLINK_SLOW
+    if phase == OVER:
+        return _status.WHITE, OFF
+    return (_status.WHITE if c.game.position.stm == 0 else _status.BLUE), ON
 
 
 class Ui:
-    def __init__(self, leds, buzzer=None, display=None):
+    def __init__(self, leds, buzzer=None, display=None, status=None):
         self.leds = leds
         self.buzzer = buzzer
         self.display = display
+        self.status = status
         self.sound = True
         self._text = None
 
@@ -215,6 +311,9 @@ class Ui:
             return
         controller.dirty = False
         self.leds.show(compose_leds(controller))
+        if self.status is not None:
+            colour, mode = status_of(controller)
+            self.status.set(colour, mode)
         if self.display is not None:
             text = compose_text(controller)
             if text != self._text:
@@ -224,6 +323,8 @@ class Ui:
     def update(self, now_ms):
         """Every pass: blinking / multiplexing and beeps. Allocates nothing."""
         self.leds.update(now_ms)
+        if self.status is not None:
+            self.status.update(now_ms)
         if self.buzzer is not None:
             self.buzzer.update(now_ms)
 
