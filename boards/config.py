@@ -129,7 +129,8 @@ def validate(config):
     st = _section(config, "status", optional=True)
     if st is not None:
         if st.get("kind") not in STATUS_KINDS:
-            _fail(config, "unknown status light kind %r (known: %s, or None)" % (st.get("kind"), ", ".join(STATUS_KINDS)))
+            _fail(config, "unknown status light kind %r (known: %s, or None)"
+                  % (st.get("kind"), ", ".join(STATUS_KINDS)))
         if st["kind"] == "pixel" and led.get("kind") != "neopixel":
             _fail(config, "a status light of kind 'pixel' needs neopixel leds (it is pixel 64 of their chain)")
     buttons = _section(config, "buttons")
@@ -215,6 +216,7 @@ def build_hardware(config, factory):
             sensors = Shift165(load, factory.pin(s["clock"], "out", value=0), factory.pin(s["data"], "in"),
                                cell_map=s.get("cell_map"))
     led = config["leds"]
+    chain = None  # the neopixel chain (a status pixel may sit at its end)
     if led["kind"] == "matrix":
         from firmware.io.leds_matrix import LedMatrix
 

@@ -16,6 +16,8 @@ settings, sync, ui, journal, phase ...) and flow.py calls them at a few hooks:
 
 Time comes in as `now_ms`; a failing flash never stops play (`_journal` / `_stats_call`).
 """
+# pyright: reportAttributeAccessIssue=false
+# (the fields used here are the Controller's, set in flow.Controller.__init__)
 from firmware.compat import const
 from firmware.controller import trainer as _trainer
 from firmware.controller import ui as _ui

@@ -127,7 +127,7 @@ class SavedGame:
 
     def __init__(self):
         self.settings = None
-        self.clock = None
+        self.clock = None  # type: bytes | None
         self.start_fen = START_FEN
         self.moves = []
         self.result = "*"

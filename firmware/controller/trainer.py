@@ -274,9 +274,9 @@ class Trainer:
         # Only the piece asked for may stand on an unconfirmed square: anything else (and
         # that square too, while others are still to clear) must go first.
         on_target = 0
-        if step < self.n:
-            c = targets[step]
-            on_target = 1 if wrong[c >> 3] & (1 << (c & 7)) else 0
+        c = targets[step] if step < self.n else 0
+        if step < self.n and wrong[c >> 3] & (1 << (c & 7)):
+            on_target = 1
         if count == on_target:
             if on_target:
                 wrong[c >> 3] &= ~(1 << (c & 7)) & 0xFF
