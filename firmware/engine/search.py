@@ -678,6 +678,8 @@ class Searcher:
                 if null_ok and depth >= T.NULL_MIN_DEPTH and static >= beta and pieces:
                     r = T.NULL_R + (depth >= 7)
                     pos.make_null()
+                    # no repetition reaches back across a null move (unmake restores the clock)
+                    pos.halfmove = 0
                     s = -self._search(-beta, -beta + 1, depth - 1 - r, ply + 1, False, False)
                     pos.unmake()
                     if self.stopped:
