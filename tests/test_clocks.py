@@ -303,3 +303,21 @@ def test_clocks_survive_a_power_cut_at_every_journal_write():
         finally:
             again.close()
     assert last is not None and last[0] == moves
+
+
+def test_a_paused_clock_shows_the_minutes_on_the_squares_without_a_display():
+    sim = clock_sim(FISCHER_3_2, board="esp32s3")
+    sim.run(65000)  # White: 1:55 left -> 2 squares; Black 3:00 -> 3 squares
+    sim.hold("hint")
+    sim.run(100)
+    sim.press("move")
+    sim.release("hint")
+    sim.run(100)
+    assert sim.controller.clock.paused
+    assert sim.lit() == {"a1": "on", "b1": "on", "h8": "blink", "g8": "blink", "f8": "blink"}
+    sim.hold("move")
+    sim.run(100)
+    sim.press("hint")
+    sim.release("move")
+    sim.run(100)
+    assert sim.lit() == {}

@@ -379,3 +379,13 @@ def test_setup_and_tick_allocate_nothing_under_micropython():
         heapsize=PICO_HEAP,
     )
     assert out.strip() == "ok 0 True"
+
+
+def test_console_new_game_leaves_the_trainer_but_not_for_a_bad_fen():
+    sim = Simulator(book=False)
+    start_trainer(sim, "KBN")
+    out = sim.console("new 8/8/8/8 w - - 0 1")
+    assert out[0].startswith("error:") and sim.controller.trainer.active
+    assert sim.console("new") == ["ok"]
+    assert not sim.controller.trainer.active and sim.controller.settings.trainer == 0
+    assert sim.state()["phase"] == "verify" and sim.game() == []

@@ -83,7 +83,13 @@ class Console:
             self.write(text)
 
     def cmd_new(self, args, now_ms):
-        self.app.controller.new_game(now_ms, " ".join(args) if args else None)
+        c = self.app.controller
+        if args:
+            from firmware.engine.position import Position
+
+            Position(" ".join(args), 2)  # a bad FEN raises here, before the trainer is left
+        c.leave_trainer(now_ms)
+        c.new_game(now_ms, " ".join(args) if args else None)
         self.write("ok")
 
     def cmd_level(self, args, now_ms):

@@ -207,6 +207,10 @@ class Features:
         self.phase = _ui.SETUP
         self.dirty = True
 
+    def leave_trainer(self, now_ms):
+        """Normal play again (the caller starts the next game)."""
+        self._trainer_leave(now_ms)
+
     def _trainer_leave(self, now_ms):
         self.trainer.stop()
         if self.settings.trainer:

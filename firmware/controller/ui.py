@@ -27,7 +27,10 @@ LED vocabulary (documented for owners in docs/playing.md):
   settings.value_cell (rank 2: the option's own square when on, square n for value n);
 - trainer set-up (SETUP): squares to clear BLINK_FAST (ERROR), the next piece's square ON
   (MOVE role), BLINK_SLOW (HINT role) for the lone king;
-- touch-move: a touched piece put back BLINK_SLOW (ERROR) while it must still move.
+- touch-move: a touched piece put back BLINK_SLOW (ERROR) while it must still move;
+- chess clock paused on a board without a display: the minutes left (rounded up, at most 32)
+  as lit squares, White's ON from a1 on (a1, b1, ... h1, a2 ...), Black's BLINK_SLOW from
+  h8 back (h8, g8, ... a8, h7 ...).
 
 The status light (status_of) says whose turn it is (White: white, Black: blue, steady),
 that the computer thinks (yellow pulse), waits for its move to be made (green, slow blink),
@@ -101,6 +104,12 @@ def compose_leds(c):
         return out
     phase = c.phase
     pos = c.game.position
+    if c.clock.enabled and c.clock.paused and c.ui.display is None and phase in (PLAYER, THINKING):
+        for side in (0, 8):
+            minutes = (c.clock.left_ms(side, None) + 59999) // 60000
+            for i in range(minutes if minutes < 32 else 32):
+                out[i if side == 0 else 63 - i] = (ON | INFO) if side == 0 else (BLINK_SLOW | INFO)
+        return out
     if phase == SHOWING and c.shown_move:
         for cell, pat in move_cells(c.shown_move):
             out[cell] = pat
