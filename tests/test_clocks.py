@@ -321,3 +321,31 @@ def test_a_paused_clock_shows_the_minutes_on_the_squares_without_a_display():
     sim.release("move")
     sim.run(100)
     assert sim.lit() == {}
+
+
+def test_journal_keeps_the_last_clock_record_through_compaction():
+    from firmware.controller.journal import Journal
+    from firmware.engine.position import Position
+    from firmware.engine.notation import parse_uci
+
+    flash = FakeFlash()
+    j = Journal("", open_fn=flash.open, fs=flash)
+    j.start_game(Settings().to_bytes())
+    c = GameClock()
+    c.configure(PRESETS[FISCHER_3_2])
+    pos = Position()
+    for i, m in enumerate(("e2e4", "e7e5")):
+        move = parse_uci(pos, m)
+        pos.make(move)
+        j.record_move(move)
+        c.moved(i * 8, None)
+        j.record_clock(c.to_bytes())
+    last = c.to_bytes()
+    j.record_undo()  # forces a compaction on the next load
+    saved = Journal("", open_fn=flash.open, fs=flash).load()
+    assert saved.clock == last and len(saved.moves) == 1
+    again = Journal("", open_fn=flash.open, fs=flash).load()  # after the rewrite
+    assert again.clock == last and not again.repaired
+    j2 = Journal("", open_fn=flash.open, fs=flash)
+    j2.start_game(None)
+    assert j2.load().clock is None  # a new game starts without one
