@@ -389,3 +389,36 @@ def test_console_new_game_leaves_the_trainer_but_not_for_a_bad_fen():
     assert sim.console("new") == ["ok"]
     assert not sim.controller.trainer.active and sim.controller.settings.trainer == 0
     assert sim.state()["phase"] == "verify" and sim.game() == []
+
+
+def test_trainer_and_clock_glue_in_the_app_under_micropython():
+    """The App on MicroPython (pico config, allocation-free fake pins): an exercise is chosen
+    with the buttons' handlers, guided onto the board and started; then a clock preset runs."""
+    from tests.test_controller_mpy import SETUP
+
+    out = run_mpy(SETUP + r"""
+c = app.controller
+run(500)
+c.on_button("level", 2, T[0])
+c.settings.trainer = 4
+c.on_button("ok", 1, T[0])
+run(100)
+print("phase", ui.PHASE_NAMES[c.phase], c.trainer.name())
+for i in range(64):
+    b.closed[i] = 0
+run(1000)
+t = c.trainer
+for i in range(t.n):
+    b.closed[t.targets[i]] = 1
+    run(800)
+print("phase", ui.PHASE_NAMES[c.phase], t.state, app.game.ply)
+c.leave_trainer(T[0])
+c.settings.clock = 3
+c.new_game(T[0])
+run(3000)
+print("clock", c.clock.enabled, c.clock_text)
+""")
+    lines = out.split("\n")
+    assert "phase setup KBN" in lines
+    assert "phase player 2 0" in lines  # T.RUN, no move yet
+    assert any(line.startswith(("clock True 2:5", "clock True 3:00")) for line in lines)
