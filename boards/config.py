@@ -40,9 +40,13 @@ class BoardConfigError(ValueError):
     """A board config that cannot work; the message names the board and the problem."""
 
 
-def _fail(config, msg):
+def _error(config, msg):
     name = config.get("name", "?") if isinstance(config, dict) else "?"
-    raise BoardConfigError("board %s: %s" % (name, msg))
+    return BoardConfigError("board %s: %s" % (name, msg))
+
+
+def _fail(config, msg):
+    raise _error(config, msg)
 
 
 def _section(config, key, optional=False):
@@ -50,7 +54,7 @@ def _section(config, key, optional=False):
     if sec is None and optional:
         return None
     if not isinstance(sec, dict):
-        _fail(config, "'%s' must be a dict, got %r" % (key, sec))
+        raise _error(config, "'%s' must be a dict, got %r" % (key, sec))
     return sec
 
 

@@ -17,7 +17,9 @@ class MachineFactory:
         Pin = self._machine.Pin
         if mode == "out":
             return Pin(pin_id, Pin.OUT, value=1 if value else 0)
-        return Pin(pin_id, Pin.IN, Pin.PULL_UP if pull == "up" else None)
+        if pull == "up":
+            return Pin(pin_id, Pin.IN, Pin.PULL_UP)
+        return Pin(pin_id, Pin.IN)
 
     def pwm(self, pin_id):
         return self._machine.PWM(self._machine.Pin(pin_id, self._machine.Pin.OUT))

@@ -126,7 +126,7 @@ class SavedGame:
     bytes, or None), `repaired` (a torn tail or unfinished rewrite was cleaned up)."""
 
     def __init__(self):
-        self.settings = None
+        self.settings = None  # type: bytes | None
         self.clock = None  # type: bytes | None
         self.start_fen = START_FEN
         self.moves = []

@@ -64,6 +64,10 @@ class Settings:
         self.computer_side = computer_side
         self.clock = 0
         self.trainer = 0
+        # The options, named here for readers and type checkers; OPTION_NAMES gives their order
+        # (bit positions in the stored byte) and _DEFAULTS their defaults.
+        self.show_targets = self.ponder = self.book = self.sound = False
+        self.resign = self.touch_move = self.show_eval = False
         for i in range(len(OPTION_NAMES)):
             setattr(self, OPTION_NAMES[i], bool(_DEFAULTS[i]))
 
