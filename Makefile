@@ -40,7 +40,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 test-browser: $(STAMP)
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium chromium-driver; fi
-	$(PY) -m pytest -q -m browser tests/test_web_browser.py
+	REEDCHESS_SCREENSHOTS=1 $(PY) -m pytest -q -m browser tests/test_web_browser.py
 
 ## bench: engine benchmarks (by hand; results go to docs/benchmarks.md)
 bench: $(STAMP)
