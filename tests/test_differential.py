@@ -3,7 +3,6 @@ games: legal move sets, check/mate/stalemate/draw status, FEN round trip, SAN bo
 the same under MicroPython for a sample."""
 import json
 
-import chess
 import pytest
 
 from firmware.engine import rules

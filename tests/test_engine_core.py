@@ -61,12 +61,14 @@ def test_heap_lock_test_can_fail():
 
 def test_every_key_fits_in_30_bits():
     zobrist.init()
-    tables = [zobrist.PIECE_LO, zobrist.PIECE_HI, zobrist.CASTLE_LO, zobrist.CASTLE_HI, zobrist.EP_LO, zobrist.EP_HI, zobrist.SIDE_LO, zobrist.SIDE_HI]
+    tables = [zobrist.PIECE_LO, zobrist.PIECE_HI, zobrist.CASTLE_LO, zobrist.CASTLE_HI,
+              zobrist.EP_LO, zobrist.EP_HI, zobrist.SIDE_LO, zobrist.SIDE_HI]
     for table in tables:
         for value in table:
             assert 0 <= value < LIMIT
     # keys used for real pieces are non-zero and distinct
-    used = [zobrist.PIECE_LO[p << 7 | from_sq64(s)] for p in (1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14) for s in range(64)]
+    pieces = (1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14)
+    used = [zobrist.PIECE_LO[p << 7 | from_sq64(s)] for p in pieces for s in range(64)]
     assert len(set(used)) == len(used) and 0 not in used
 
 
@@ -120,7 +122,7 @@ def test_square_names_round_trip_over_whole_domain():
 
 
 def test_move_fields_round_trip():
-    for fr in range(0, 120):
+    for fr in range(120):
         for to in (0, 7, 55, 112, 119):
             for promo in (0, 2, 5):
                 for special in range(4):

@@ -18,7 +18,10 @@ from host_sim.tui import Table
 from host_sim.web import WebSimulator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IMG = os.path.join(ROOT, "docs", "img") if os.environ.get("REEDCHESS_SCREENSHOTS") else tempfile.mkdtemp(prefix="reedchess-shots-")
+if os.environ.get("REEDCHESS_SCREENSHOTS"):
+    IMG = os.path.join(ROOT, "docs", "img")
+else:
+    IMG = tempfile.mkdtemp(prefix="reedchess-shots-")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 CHROME_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -34,7 +34,7 @@ def _parse_board(text):
         for ch in row:
             if ch in "0123456789":
                 if ch in "09":
-                    raise FenError("FEN board: bad digit %r in rank %d (empty squares are counted 1-8)" % (ch, rank + 1))
+                    raise FenError("FEN board: bad digit %r in rank %d (empty squares count 1-8)" % (ch, rank + 1))
                 if previous_digit:
                     raise FenError("FEN board: two digits in a row in rank %d" % (rank + 1))
                 previous_digit = True
@@ -207,4 +207,5 @@ def fen(position):
         rows.append(row)
     castling = "".join(ch for ch in _CASTLE_CHARS if position.castling & _CASTLE_NEEDS[ch][0]) or "-"
     ep = _name(position.ep) if position.ep and _legal_ep_exists(position) else "-"
-    return "%s %s %s %s %d %d" % ("/".join(rows), "w" if position.stm == 0 else "b", castling, ep, position.halfmove, position.fullmove)
+    side = "w" if position.stm == 0 else "b"
+    return "%s %s %s %s %d %d" % ("/".join(rows), side, castling, ep, position.halfmove, position.fullmove)

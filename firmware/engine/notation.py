@@ -70,7 +70,10 @@ def san(position, move):
         else:
             text = _SAN_PIECES[kind]
             # Disambiguate by file, then rank, then both (FIDE order).
-            rivals = [m for m in legal_moves(position) if (m >> 7) & 127 == to and m & 127 != fr and position.board[m & 127] == piece]
+            rivals = [
+                m for m in legal_moves(position)
+                if (m >> 7) & 127 == to and m & 127 != fr and position.board[m & 127] == piece
+            ]
             if rivals:
                 same_file = any((m & 127) & 7 == fr & 7 for m in rivals)
                 same_rank = any((m & 127) >> 4 == fr >> 4 for m in rivals)

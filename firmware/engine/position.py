@@ -490,7 +490,9 @@ class Position:
                 # so hashes (and repetition) match positions that only differ in a useless
                 # e.p. square, as the rules require.
                 enemy_pawn = piece ^ 8
-                if (not (to + 1) & 0x88 and b[to + 1] == enemy_pawn) or (not (to - 1) & 0x88 and b[to - 1] == enemy_pawn):
+                if (not (to + 1) & 0x88 and b[to + 1] == enemy_pawn) or (
+                    not (to - 1) & 0x88 and b[to - 1] == enemy_pawn
+                ):
                     ep = (fr + to) >> 1
                     self.ep = ep
                     lo ^= zobrist.EP_LO[ep & 7]
