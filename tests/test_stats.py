@@ -74,7 +74,7 @@ def test_power_cut_at_any_flash_operation_keeps_old_or_new_counts():
             assert again.games(2)[1] == 1
     # a cut while writing is not a crash later: the PowerCut is the device switching off
     cut = stats_on(FakeFlash())
-    cut._fs.cut_at = 1
+    cut.files.fs.cut_at = 1
     with pytest.raises(PowerCut):
         cut.record_game(0, WIN)
 

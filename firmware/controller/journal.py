@@ -38,6 +38,7 @@ from firmware.engine.constants import from_sq64
 from firmware.engine.fen import START_FEN
 from firmware.engine.position import Position
 from firmware.engine.rules import legal_moves
+from firmware.controller.flashfile import FlashFiles
 
 _MAGIC = const(0xA5)
 T_HEADER = const(1)
@@ -148,61 +149,30 @@ class ArchivedGame:
 
 class Journal:
     def __init__(self, path="", open_fn=None, fs=None, max_games=10):
-        if fs is None:
-            import os
-
-            fs = os
-        self._open = open_fn if open_fn is not None else open
-        self._fs = fs
+        self.files = FlashFiles(path, open_fn, fs)
+        self._open = self.files.open
+        self._fs = self.files.fs
         self.open_fn = self._open  # for other files beside the journal (statistics)
-        self.fs = fs
+        self.fs = self._fs
         self.max_games = max_games
         self.path = path
         self.game_id = 0
         self._state = None  # SavedGame mirror of what game.jnl holds (for compaction)
 
     def _name(self, name):
-        if not self.path:
-            return name
-        return self.path.rstrip("/") + "/" + name
+        return self.files.name(name)
 
     def _exists(self, name):
-        try:
-            f = self._open(name, "rb")
-        except OSError:
-            return False
-        f.close()
-        return True
+        return self.files.exists(name)
 
     def _append(self, name, data):
-        f = self._open(name, "ab")
-        try:
-            f.write(data)
-        finally:
-            f.close()
+        self.files.append(name, data)
 
     def _rewrite(self, name, data):
-        """Replace file `name` by `data` atomically (write-new-then-rename)."""
-        tmp = name + ".new"
-        f = self._open(tmp, "wb")
-        try:
-            f.write(data)
-        finally:
-            f.close()
-        if self._exists(name):
-            self._fs.remove(name)
-        self._fs.rename(tmp, name)
+        self.files.rewrite(name, data)
 
     def _recover_rewrite(self, name):
-        """Finish or drop a rewrite a power cut interrupted. Returns True if it did anything."""
-        tmp = name + ".new"
-        if not self._exists(tmp):
-            return False
-        if self._exists(name):
-            self._fs.remove(tmp)
-        else:
-            self._fs.rename(tmp, name)
-        return True
+        return self.files.recover_rewrite(name)
 
     # ---- the current game ---------------------------------------------------------------
     def load(self):

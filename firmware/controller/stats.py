@@ -24,6 +24,7 @@ from array import array
 
 from firmware.compat import const
 from firmware.controller.journal import crc16
+from firmware.controller.flashfile import FlashFiles
 
 WIN = const(0)
 DRAW = const(1)
@@ -39,14 +40,9 @@ class StatsError(ValueError):
 
 class Stats:
     def __init__(self, path="", open_fn=None, fs=None, levels=26, sets=6):
-        if fs is None:
-            import os
-
-            fs = os
         if not 0 < levels < 256 or not 0 <= sets < 256:
             raise StatsError("levels 1..255 and sets 0..255, got %r and %r" % (levels, sets))
-        self._open = open_fn if open_fn is not None else open
-        self._fs = fs
+        self.files = FlashFiles(path, open_fn, fs)
         self.path = path
         self.levels = levels
         self.sets = sets
@@ -56,32 +52,17 @@ class Stats:
         self.repaired = False
 
     def _name(self):
-        if not self.path:
-            return STATS_FILE
-        return self.path.rstrip("/") + "/" + STATS_FILE
-
-    def _exists(self, name):
-        try:
-            f = self._open(name, "rb")
-        except OSError:
-            return False
-        f.close()
-        return True
+        return self.files.name(STATS_FILE)
 
     # ---- reading ---------------------------------------------------------------------------
     def load(self):
         """Read the file (finishing or dropping an interrupted rewrite). Returns True when a
         valid file was read; otherwise every count is zero."""
         name = self._name()
-        tmp = name + ".new"
-        if self._exists(tmp):
-            if self._exists(name):
-                self._fs.remove(tmp)
-            else:
-                self._fs.rename(tmp, name)
+        self.files.recover_rewrite(name)
         self.clear(save=False)
         try:
-            f = self._open(name, "rb")
+            f = self.files.open(name, "rb")
         except OSError:
             return False
         try:
@@ -193,17 +174,8 @@ class Stats:
         return bytes(out)
 
     def save(self):
-        """Rewrite the file atomically (write .new, remove, rename)."""
-        name = self._name()
-        tmp = name + ".new"
-        f = self._open(tmp, "wb")
-        try:
-            f.write(self.to_bytes())
-        finally:
-            f.close()
-        if self._exists(name):
-            self._fs.remove(name)
-        self._fs.rename(tmp, name)
+        """Rewrite the file atomically (see flashfile.py)."""
+        self.files.rewrite(self._name(), self.to_bytes())
 
     # ---- showing ---------------------------------------------------------------------------------
     def lines(self, level_names=(), set_names=()):

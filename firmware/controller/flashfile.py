@@ -1,0 +1,68 @@
+"""Files in the board's flash that survive a power cut at any moment.
+
+    files = FlashFiles(path, open_fn=open, fs=os)   # storage injected: tests cut the power
+    files.name("game.jnl")            # the file's full name under `path`
+    files.append(name, data)          # append records (each record checks itself)
+    files.rewrite(name, data)         # replace the whole file atomically
+    files.recover_rewrite(name)       # on load: finish or drop an interrupted rewrite
+
+A rewrite writes `<name>.new` completely and closes it, removes the old file, then renames
+the new one into place. A power cut leaves either the old file (the `.new` is incomplete and
+is dropped), or both (the `.new` is complete but the old one was not removed yet: the `.new`
+is dropped, the old file is still valid), or only the complete `.new` (renamed on recovery).
+So a reader never sees a torn file. `fs` needs `remove(name)` and `rename(a, b)`.
+"""
+
+
+class FlashFiles:
+    def __init__(self, path="", open_fn=None, fs=None):
+        if fs is None:
+            import os
+
+            fs = os
+        self.path = path
+        self.open = open_fn if open_fn is not None else open
+        self.fs = fs
+
+    def name(self, name):
+        if not self.path:
+            return name
+        return self.path.rstrip("/") + "/" + name
+
+    def exists(self, name):
+        try:
+            f = self.open(name, "rb")
+        except OSError:
+            return False
+        f.close()
+        return True
+
+    def append(self, name, data):
+        f = self.open(name, "ab")
+        try:
+            f.write(data)
+        finally:
+            f.close()
+
+    def rewrite(self, name, data):
+        """Replace file `name` by `data` atomically (write-new-then-rename)."""
+        tmp = name + ".new"
+        f = self.open(tmp, "wb")
+        try:
+            f.write(data)
+        finally:
+            f.close()
+        if self.exists(name):
+            self.fs.remove(name)
+        self.fs.rename(tmp, name)
+
+    def recover_rewrite(self, name):
+        """Finish or drop a rewrite a power cut interrupted. Returns True if it did anything."""
+        tmp = name + ".new"
+        if not self.exists(tmp):
+            return False
+        if self.exists(name):
+            self.fs.remove(tmp)
+        else:
+            self.fs.rename(tmp, name)
+        return True
