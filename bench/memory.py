@@ -8,9 +8,9 @@ results in docs/benchmarks.md, "Memory"; the budget explained in docs/memory.md)
 Per board, under the MicroPython unix port (64-bit) unless noted:
 - flash: the files `make flash` copies (.mpy for the board's CPU) and LittleFS 4 KB blocks;
 - code: gc.mem_alloc() held after importing every flashed module, from .mpy files (bytecode
-  in RAM, as after `make flash`) and in place from a ROMFS image (bytecode left in "flash";
-  what freezing would still hold, plus the raw-code descriptors a frozen build also keeps
-  in flash: an upper bound for frozen);
+  in RAM, as after `make flash`) and in place from a ROMFS image (bytecode left in "flash",
+  but the interned names and a raw-code descriptor per function still in RAM, which a
+  frozen build keeps in flash too: both are measured and taken off for the frozen estimate);
 - the device side of tests/memory_probe.py's game ("3 min/move", searches capped at 600 nodes,
   pondering, book, journal): held after each construction step (drivers .. boot), the peak
   (gc.collect() + gc.mem_alloc() sampled every 16 clock reads, i.e. main-loop passes and
@@ -83,16 +83,23 @@ def romfs_image(folder, out_path):
         f.write(w.finalise())
 
 
-def code_ram(folder, modules, image=None):
-    """Bytes held after importing `modules` (from `folder`, or in place from a ROMFS image)."""
+def code_ram(folder, modules, image=None, qstr=False):
+    """Bytes held after importing `modules` (from `folder`, or in place from a ROMFS image);
+    with `qstr`, (bytes, bytes of it in the interned-name pools: micropython.qstr_info())."""
     pre = ""
     if image:
         pre = ("import vfs, sys\nf = open(%r, 'rb')\nimg = f.read()\nf.close()\n"
                "vfs.mount(vfs.VfsRom(img), '/rom')\nsys.path.insert(0, '/rom')\n" % image)
-    code = pre + ("import gc\ngc.collect()\nbase = gc.mem_alloc()\nfor m in %r:\n    __import__(m)\n"
-                  "gc.collect()\nprint(gc.mem_alloc() - base)\n" % (modules,))
+    code = pre + ("import gc, micropython\nmicropython.qstr_info()\ngc.collect()\nbase = gc.mem_alloc()\n"
+                  "for m in %r:\n    __import__(m)\n"
+                  "gc.collect()\nprint(gc.mem_alloc() - base)\nmicropython.qstr_info()\n" % (modules,))
     empty = tempfile.mkdtemp()
-    return int(_mpy(code, empty if image else folder).split()[-1])
+    lines = _mpy(code, empty if image else folder).strip().splitlines()
+    held_bytes = int(lines[1])
+    if not qstr:
+        return held_bytes
+    pools = [int(line.rsplit("n_total_bytes=", 1)[1]) for line in lines if "n_total_bytes=" in line]
+    return held_bytes, pools[1] - pools[0]
 
 
 # ---- bytes that keep their size on a 32-bit chip (walked under CPython) ---------------------
@@ -174,7 +181,8 @@ def raw_code_bytes():
         os.remove(os.path.join(src, name + ".py"))
     image = os.path.join(tempfile.mkdtemp(), "rom.img")
     romfs_image(src, image)
-    return (code_ram(src, ["rc_a"], image) - code_ram(src, ["rc_b"], image)) // 300
+    (a, qa), (b, qb) = code_ram(src, ["rc_a"], image, True), code_ram(src, ["rc_b"], image, True)
+    return (a - qa - b + qb) // 300
 
 
 def code_objects(build):
@@ -249,7 +257,7 @@ def measure(board, do_min):
         row["code_mpy"] = code_ram(dev.folder, mods)
         image = os.path.join(tmp, "rom.img")
         romfs_image(dev.folder, image)
-        row["code_rom"] = code_ram(dev.folder, mods, image=image)
+        row["code_rom"], row["code_qstr"] = code_ram(dev.folder, mods, image=image, qstr=True)
         row["code_data"] = module_payload(mods)
         row["code_objects"] = code_objects(dev)
         row["mods"] = mods
@@ -313,13 +321,15 @@ def main(argv=None):
     print("\nGames: " + "; ".join("%s %s %s in %d plies (%.0f s)" % (
         r["board"], r["result"][0], r["result"][1], r["plies"], r["game_s"]) for r in rows))
     per_raw = raw_code_bytes()
-    print("\nEstimated total on the 32-bit chip with the firmware frozen: in-place import less %d bytes of raw-code"
-          " descriptor per code object, halved except tables, + the peak:" % per_raw)
+    print("\nEstimated total on the 32-bit chip with the firmware frozen: in-place import less the interned-name"
+          " pools and %d bytes of raw-code descriptor per code object (both in flash when frozen), halved except"
+          " tables, + the peak:" % per_raw)
     for r in rows:
-        frozen32 = est32(r["code_rom"] - per_raw * r["code_objects"], r["code_data"])
+        frozen32 = est32(r["code_rom"] - r["code_qstr"] - per_raw * r["code_objects"], r["code_data"])
         peak32 = est32(max(r["peak"], r["deep_peak"]), r["payload"]["boot"])
-        print("  %s: %d code objects; %s + %s = %s KB of %d KB" % (
-            r["board"], r["code_objects"], kb(frozen32), kb(peak32), kb(frozen32 + peak32), r["budget_kb"]))
+        print("  %s: %d code objects, names %s KB; %s + %s = %s KB of %d KB" % (
+            r["board"], r["code_objects"], kb(r["code_qstr"]), kb(frozen32), kb(peak32), kb(frozen32 + peak32),
+            r["budget_kb"]))
     print("\nSearch recursion (esp32 tables, middlegame): nodes, bytes per ply, deepest ply")
     for n, per_ply, deepest in frames():
         print("  %s nodes: %s bytes per ply, %s plies deep" % (n, per_ply, deepest))
