@@ -758,10 +758,13 @@ class Searcher:
             k += 1
             quiet = not b[(m >> 7) & 127] and not (m >> 14) & 7 and (m >> 17) != 2
             if quiet:
-                # futility / late-move pruning before making the move (cheap; quiet checks
-                # at these depths are left to the next iteration)
+                # futility / late-move pruning before making the move (quiet checks at these
+                # depths are left to the next iteration). Moves come best first, so every
+                # move left is a quiet move scored by history (or an underpromotion): all of
+                # them would be pruned too, and picking them one by one is the costliest part
+                # of a node with many quiet moves. Stop here.
                 if legal and (fut or quiets >= lmp) and best > -MATE_BOUND and bs < _KILLER2:
-                    continue
+                    break
                 quiets += 1
             if not pos.make_legal(m, in_check):
                 continue
