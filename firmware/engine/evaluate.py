@@ -27,7 +27,45 @@ within +-(KNOWN_WIN + 8000), far from the search's mate scores.
 """
 from firmware.compat import const
 from firmware.engine import endgame
-from firmware.engine import tunables as T
+from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
+    BACKWARD_EG,
+    BACKWARD_MG,
+    BISHOP_MOBILITY,
+    BISHOP_PAIR_EG,
+    BISHOP_PAIR_MG,
+    DOUBLED_EG,
+    DOUBLED_MG,
+    ISOLATED_EG,
+    ISOLATED_MG,
+    KING_ATTACK_PENALTY,
+    KING_ATTACK_UNITS,
+    KING_OPEN_FILE,
+    KNIGHT_MOBILITY,
+    MATERIAL_EG,
+    MATERIAL_MG,
+    MOBILITY_BASE_B,
+    MOBILITY_BASE_N,
+    MOBILITY_BASE_R,
+    NO_PAWN_DRAW_DIV,
+    PASSED_BLOCKED_DIV,
+    PASSED_EG,
+    PASSED_KING_DIST,
+    PASSED_MG,
+    PASSED_PROTECTED_EG,
+    PST_EG_BY_KIND,
+    PST_MG_BY_KIND,
+    ROOK_HALF_OPEN_EG,
+    ROOK_HALF_OPEN_MG,
+    ROOK_MOBILITY_EG,
+    ROOK_MOBILITY_MG,
+    ROOK_OPEN_EG,
+    ROOK_OPEN_MG,
+    ROOK_SEVENTH_EG,
+    ROOK_SEVENTH_MG,
+    SHIELD_MISSING,
+    TEMPO,
+    UNSTOPPABLE,
+)
 from firmware.engine.position import set_piece_square_tables
 from firmware.engine.constants import SQUARES
 
@@ -59,8 +97,8 @@ def init():
         for sq64 in range(64):
             rank, file = sq64 >> 3, sq64 & 7
             diagram = (7 - rank) * 8 + file  # tables are written rank 8 first
-            mg.append(T.MATERIAL_MG[kind] + T.PST_MG_BY_KIND[kind][diagram])
-            eg.append(T.MATERIAL_EG[kind] + T.PST_EG_BY_KIND[kind][diagram])
+            mg.append(MATERIAL_MG[kind] + PST_MG_BY_KIND[kind][diagram])
+            eg.append(MATERIAL_EG[kind] + PST_EG_BY_KIND[kind][diagram])
         mg_by_kind[kind] = mg
         eg_by_kind[kind] = eg
     set_piece_square_tables(mg_by_kind, eg_by_kind)
@@ -86,11 +124,11 @@ def evaluate(position):
     mg = position.score_mg
     eg = position.score_eg
     if c[3] >= 2:
-        mg += T.BISHOP_PAIR_MG
-        eg += T.BISHOP_PAIR_EG
+        mg += BISHOP_PAIR_MG
+        eg += BISHOP_PAIR_EG
     if c[11] >= 2:
-        mg -= T.BISHOP_PAIR_MG
-        eg -= T.BISHOP_PAIR_EG
+        mg -= BISHOP_PAIR_MG
+        eg -= BISHOP_PAIR_EG
 
     b = position.board
     wpm = _WPM
@@ -125,72 +163,72 @@ def evaluate(position):
             fi = f + 1
             if p == 1:  # white pawn
                 if wpm[fi] >> (r + 1):
-                    mg -= T.DOUBLED_MG
-                    eg -= T.DOUBLED_EG
+                    mg -= DOUBLED_MG
+                    eg -= DOUBLED_EG
                 elif not ((bpm[fi - 1] | bpm[fi] | bpm[fi + 1]) >> (r + 1)):
                     stop = sq + 16
-                    bm = T.PASSED_MG[r]
-                    be = T.PASSED_EG[r]
+                    bm = PASSED_MG[r]
+                    be = PASSED_EG[r]
                     if b[stop]:
-                        bm //= T.PASSED_BLOCKED_DIV
-                        be //= T.PASSED_BLOCKED_DIV
+                        bm //= PASSED_BLOCKED_DIV
+                        be //= PASSED_BLOCKED_DIV
                     if (not (sq - 15) & 0x88 and b[sq - 15] == 1) or (not (sq - 17) & 0x88 and b[sq - 17] == 1):
-                        be += T.PASSED_PROTECTED_EG * r // 2
-                    be += (dist[stop - bk + 119] - dist[stop - wk + 119]) * T.PASSED_KING_DIST[r]
+                        be += PASSED_PROTECTED_EG * r // 2
+                    be += (dist[stop - bk + 119] - dist[stop - wk + 119]) * PASSED_KING_DIST[r]
                     if not b_pieces:
                         moves = 7 - r - (r == 1)
                         kd = dist[(112 | f) - bk + 119] - (position.stm == 8)
                         if kd > moves:
-                            be += T.UNSTOPPABLE
+                            be += UNSTOPPABLE
                     mg += bm
                     eg += be
                 adj = wpm[fi - 1] | wpm[fi + 1]
                 if not adj:
-                    mg -= T.ISOLATED_MG
-                    eg -= T.ISOLATED_EG
+                    mg -= ISOLATED_MG
+                    eg -= ISOLATED_EG
                 elif not (adj & ((2 << r) - 1)) and (bpm[fi - 1] | bpm[fi + 1]) & (1 << (r + 2)):
-                    mg -= T.BACKWARD_MG
-                    eg -= T.BACKWARD_EG
+                    mg -= BACKWARD_MG
+                    eg -= BACKWARD_EG
             else:  # black pawn
                 if bpm[fi] & ((1 << r) - 1):
-                    mg += T.DOUBLED_MG
-                    eg += T.DOUBLED_EG
+                    mg += DOUBLED_MG
+                    eg += DOUBLED_EG
                 elif not ((wpm[fi - 1] | wpm[fi] | wpm[fi + 1]) & ((1 << r) - 1)):
                     stop = sq - 16
                     rr = 7 - r
-                    bm = T.PASSED_MG[rr]
-                    be = T.PASSED_EG[rr]
+                    bm = PASSED_MG[rr]
+                    be = PASSED_EG[rr]
                     if b[stop]:
-                        bm //= T.PASSED_BLOCKED_DIV
-                        be //= T.PASSED_BLOCKED_DIV
+                        bm //= PASSED_BLOCKED_DIV
+                        be //= PASSED_BLOCKED_DIV
                     if (not (sq + 15) & 0x88 and b[sq + 15] == 9) or (not (sq + 17) & 0x88 and b[sq + 17] == 9):
-                        be += T.PASSED_PROTECTED_EG * rr // 2
-                    be += (dist[stop - wk + 119] - dist[stop - bk + 119]) * T.PASSED_KING_DIST[rr]
+                        be += PASSED_PROTECTED_EG * rr // 2
+                    be += (dist[stop - wk + 119] - dist[stop - bk + 119]) * PASSED_KING_DIST[rr]
                     if not w_pieces:
                         moves = 7 - rr - (rr == 1)
                         kd = dist[f - wk + 119] - (position.stm == 0)
                         if kd > moves:
-                            be += T.UNSTOPPABLE
+                            be += UNSTOPPABLE
                     mg -= bm
                     eg -= be
                 adj = bpm[fi - 1] | bpm[fi + 1]
                 if not adj:
-                    mg += T.ISOLATED_MG
-                    eg += T.ISOLATED_EG
+                    mg += ISOLATED_MG
+                    eg += ISOLATED_EG
                 elif not (adj >> r) and r >= 2 and (wpm[fi - 1] | wpm[fi + 1]) & (1 << (r - 2)):
-                    mg += T.BACKWARD_MG
-                    eg += T.BACKWARD_EG
+                    mg += BACKWARD_MG
+                    eg += BACKWARD_EG
         elif kind == 6:
             continue
         else:
             white = p < 8
             if white:
                 if dist[sq - bk + 119] <= 2:
-                    b_units += T.KING_ATTACK_UNITS[kind]
+                    b_units += KING_ATTACK_UNITS[kind]
                 us = 0
             else:
                 if dist[sq - wk + 119] <= 2:
-                    w_units += T.KING_ATTACK_UNITS[kind]
+                    w_units += KING_ATTACK_UNITS[kind]
                 us = 8
             if kind == 2:
                 mob = 0
@@ -200,7 +238,7 @@ def evaluate(position):
                         q = b[t]
                         if not q or (q & 8) != us:
                             mob += 1
-                v = (mob - T.MOBILITY_BASE_N) * T.KNIGHT_MOBILITY
+                v = (mob - MOBILITY_BASE_N) * KNIGHT_MOBILITY
                 if white:
                     mg += v
                     eg += v
@@ -219,7 +257,7 @@ def evaluate(position):
                             break
                         mob += 1
                         t += d
-                v = (mob - T.MOBILITY_BASE_B) * T.BISHOP_MOBILITY
+                v = (mob - MOBILITY_BASE_B) * BISHOP_MOBILITY
                 if white:
                     mg += v
                     eg += v
@@ -238,33 +276,33 @@ def evaluate(position):
                             break
                         mob += 1
                         t += d
-                vm = (mob - T.MOBILITY_BASE_R) * T.ROOK_MOBILITY_MG
-                ve = (mob - T.MOBILITY_BASE_R) * T.ROOK_MOBILITY_EG
+                vm = (mob - MOBILITY_BASE_R) * ROOK_MOBILITY_MG
+                ve = (mob - MOBILITY_BASE_R) * ROOK_MOBILITY_EG
                 fi = f + 1
                 if white:
                     if not wpm[fi]:
                         if not bpm[fi]:
-                            vm += T.ROOK_OPEN_MG
-                            ve += T.ROOK_OPEN_EG
+                            vm += ROOK_OPEN_MG
+                            ve += ROOK_OPEN_EG
                         else:
-                            vm += T.ROOK_HALF_OPEN_MG
-                            ve += T.ROOK_HALF_OPEN_EG
+                            vm += ROOK_HALF_OPEN_MG
+                            ve += ROOK_HALF_OPEN_EG
                     if r == 6 and (bk >> 4 == 7 or _any_rank(bpm, 6)):
-                        vm += T.ROOK_SEVENTH_MG
-                        ve += T.ROOK_SEVENTH_EG
+                        vm += ROOK_SEVENTH_MG
+                        ve += ROOK_SEVENTH_EG
                     mg += vm
                     eg += ve
                 else:
                     if not bpm[fi]:
                         if not wpm[fi]:
-                            vm += T.ROOK_OPEN_MG
-                            ve += T.ROOK_OPEN_EG
+                            vm += ROOK_OPEN_MG
+                            ve += ROOK_OPEN_EG
                         else:
-                            vm += T.ROOK_HALF_OPEN_MG
-                            ve += T.ROOK_HALF_OPEN_EG
+                            vm += ROOK_HALF_OPEN_MG
+                            ve += ROOK_HALF_OPEN_EG
                     if r == 1 and (wk >> 4 == 0 or _any_rank(wpm, 1)):
-                        vm += T.ROOK_SEVENTH_MG
-                        ve += T.ROOK_SEVENTH_EG
+                        vm += ROOK_SEVENTH_MG
+                        ve += ROOK_SEVENTH_EG
                     mg -= vm
                     eg -= ve
 
@@ -281,9 +319,9 @@ def evaluate(position):
             while i <= last:
                 m = wpm[i]
                 if not m:
-                    mg -= T.KING_OPEN_FILE + T.SHIELD_MISSING
+                    mg -= KING_OPEN_FILE + SHIELD_MISSING
                 elif not (m & shield):
-                    mg -= T.SHIELD_MISSING
+                    mg -= SHIELD_MISSING
                 i += 1
         r = bk >> 4
         if r >= 5:
@@ -294,19 +332,19 @@ def evaluate(position):
             while i <= last:
                 m = bpm[i]
                 if not m:
-                    mg += T.KING_OPEN_FILE + T.SHIELD_MISSING
+                    mg += KING_OPEN_FILE + SHIELD_MISSING
                 elif not (m & shield):
-                    mg += T.SHIELD_MISSING
+                    mg += SHIELD_MISSING
                 i += 1
         if w_units:
             if w_units > 16:
                 w_units = 16
-            pen = T.KING_ATTACK_PENALTY[w_units]
+            pen = KING_ATTACK_PENALTY[w_units]
             mg -= pen if c[13] else pen >> 1
         if b_units:
             if b_units > 16:
                 b_units = 16
-            pen = T.KING_ATTACK_PENALTY[b_units]
+            pen = KING_ATTACK_PENALTY[b_units]
             mg += pen if c[5] else pen >> 1
 
     # Clear the pawn masks for the next call (cheaper than clearing all 20 bytes).
@@ -320,13 +358,13 @@ def evaluate(position):
     # A side without pawns that is not clearly ahead in pieces rarely wins.
     if score > 0 and not pw:
         if _piece_value(c, 0) - _piece_value(c, 8) < 400:
-            score //= T.NO_PAWN_DRAW_DIV
+            score //= NO_PAWN_DRAW_DIV
     elif score < 0 and not pb:
         if _piece_value(c, 8) - _piece_value(c, 0) < 400:
-            score = -((-score) // T.NO_PAWN_DRAW_DIV)
+            score = -((-score) // NO_PAWN_DRAW_DIV)
     if position.stm:
-        return T.TEMPO - score
-    return score + T.TEMPO
+        return TEMPO - score
+    return score + TEMPO
 
 
 def _any_rank(masks, rank):

@@ -35,7 +35,21 @@ mates at the horizon are seen. Numbers live in tunables.py.
 from array import array
 
 from firmware.compat import const, ticks_diff, ticks_ms
-from firmware.engine import tunables as T
+from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
+    ASPIRATION,
+    DELTA_MARGIN,
+    FUTILITY_MARGIN,
+    HISTORY_MAX,
+    LAZY_MARGIN,
+    LMP_COUNT,
+    LMR_FIRST,
+    LMR_MIN_DEPTH,
+    NULL_MIN_DEPTH,
+    NULL_R,
+    ORDER_VALUE,
+    RFP_MARGIN,
+    RFP_MAX_DEPTH,
+)
 from firmware.engine.evaluate import evaluate
 from firmware.engine.evaluate import init as _init_eval
 from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F401  (Limits is part of this API)
@@ -60,7 +74,6 @@ _LOWER = const(2)
 _UPPER = const(1)
 _ECACHE_MAX = const(4096)
 
-ORDER_VALUE = T.ORDER_VALUE
 
 
 class SearchError(ValueError):
@@ -317,7 +330,7 @@ class Searcher:
         while depth <= max_depth:
             alpha = -INF
             beta = INF
-            delta = T.ASPIRATION
+            delta = ASPIRATION
             if depth >= 4 and best_score > -MATE_BOUND and best_score < MATE_BOUND:
                 alpha = best_score - delta
                 beta = best_score + delta
@@ -564,7 +577,7 @@ class Searcher:
             big = 330
         else:
             big = 100
-        if stand + big + T.DELTA_MARGIN > alpha:
+        if stand + big + DELTA_MARGIN > alpha:
             return False
         b = pos.board
         if pos.stm == 0:
@@ -669,14 +682,14 @@ class Searcher:
             static = self._static()
             if not pvnode:
                 # reverse futility pruning: far above beta with little depth left
-                margin = T.RFP_MARGIN * depth
-                if depth <= T.RFP_MAX_DEPTH and static - margin >= beta and -MATE_BOUND < beta < MATE_BOUND:
+                margin = RFP_MARGIN * depth
+                if depth <= RFP_MAX_DEPTH and static - margin >= beta and -MATE_BOUND < beta < MATE_BOUND:
                     return static
                 # null move (not with king and pawns only: zugzwang)
                 stm = pos.stm
                 pieces = c[stm | 2] or c[stm | 3] or c[stm | 4] or c[stm | 5]
-                if null_ok and depth >= T.NULL_MIN_DEPTH and static >= beta and pieces:
-                    r = T.NULL_R + (depth >= 7)
+                if null_ok and depth >= NULL_MIN_DEPTH and static >= beta and pieces:
+                    r = NULL_R + (depth >= 7)
                     pos.make_null()
                     # no repetition reaches back across a null move (unmake restores the clock)
                     pos.halfmove = 0
@@ -736,8 +749,8 @@ class Searcher:
         legal = 0
         quiets = 0
         prune_ok = not in_check and not pvnode and depth <= 3
-        fut = prune_ok and depth <= 2 and static + T.FUTILITY_MARGIN[depth] <= alpha
-        lmp = T.LMP_COUNT[depth] if prune_ok else 1000
+        fut = prune_ok and depth <= 2 and static + FUTILITY_MARGIN[depth] <= alpha
+        lmp = LMP_COUNT[depth] if prune_ok else 1000
         k = start
         while k < end:
             # selection: bring the best remaining move to k
@@ -775,7 +788,7 @@ class Searcher:
                 s = -self._search(-beta, -alpha, new_depth, ply + 1, chk, True)
             else:
                 r = 0
-                if quiet and depth >= T.LMR_MIN_DEPTH and legal > T.LMR_FIRST and not in_check and not chk:
+                if quiet and depth >= LMR_MIN_DEPTH and legal > LMR_FIRST and not in_check and not chk:
                     r = 1
                     if legal > 6:
                         r += 1
@@ -818,7 +831,7 @@ class Searcher:
                                 kil[2 * ply] = m
                             hi_ = b[m & 127] << 7 | (m >> 7) & 127
                             v = hist[hi_] + depth * depth
-                            if v > T.HISTORY_MAX:
+                            if v > HISTORY_MAX:
                                 for j in range(16 * 128):
                                     hist[j] >>= 1
                                 v >>= 1
@@ -873,7 +886,7 @@ class Searcher:
             cheap = (pos.score_mg * phase + pos.score_eg * (24 - phase)) // 24
             if pos.stm:
                 cheap = -cheap
-            if c[1] and c[9] and (cheap - T.LAZY_MARGIN >= beta or cheap + T.LAZY_MARGIN <= alpha):
+            if c[1] and c[9] and (cheap - LAZY_MARGIN >= beta or cheap + LAZY_MARGIN <= alpha):
                 stand = cheap
             else:  # self._static(), inlined: this is the hottest call of the search
                 lo = pos.hash_lo
@@ -892,7 +905,7 @@ class Searcher:
                 return stand
             if stand > alpha:
                 alpha = stand
-            elif stand + T.DELTA_MARGIN + 100 <= alpha and self._hopeless(stand, alpha):
+            elif stand + DELTA_MARGIN + 100 <= alpha and self._hopeless(stand, alpha):
                 return stand  # no capture or promotion can reach alpha: skip generating
             best = stand
             end = pos.gen_captures(moves, start)
@@ -937,7 +950,7 @@ class Searcher:
                 else:
                     to = (m >> 7) & 127
                     v = ORDER_VALUE[b[to] & 7] if m >> 17 != 2 else 100
-                    if stand + v + T.DELTA_MARGIN <= alpha:
+                    if stand + v + DELTA_MARGIN <= alpha:
                         continue  # even winning the piece cannot reach alpha
                     if ORDER_VALUE[b[m & 127] & 7] > v + 50 and pos.attacked(to, them):
                         continue  # a bigger piece takes a defended one: likely losing
