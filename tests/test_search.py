@@ -74,6 +74,19 @@ def test_finds_mate_in_n_at_small_depth(fen_text, n, keys):
     assert _play_out_mate(searcher, fen_text, n)
 
 
+@pytest.mark.parametrize("fen_text,n,keys", MATES)
+def test_mate_search_alone_finds_every_mate_in_n(fen_text, n, keys):
+    """`go mate N` and the mate levels search at most 2N plies: without forward pruning they
+    must find every mate in N (a pruned quiet check near the leaves, as in 1.Ra6 bxa6 2.b7#,
+    would be missed for good)."""
+    searcher = Searcher(tt_entries=1 << 12)
+    result = searcher.search(Position(fen_text), Limits(mate=n))
+    assert result.mate_in == n, (uci(result.best_move), result.score, result.depth)
+    assert result.depth <= 2 * n
+    if keys is not None:
+        assert uci(result.best_move) in keys
+
+
 def test_mate_limit_stops_when_found():
     searcher = Searcher(tt_entries=1 << 12)
     result = searcher.search(Position("7k/8/5K2/8/8/8/8/6R1 w - - 0 1"), Limits(mate=2))

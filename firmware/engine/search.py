@@ -185,6 +185,11 @@ class Searcher:
         self.pondering = False
         self.waiting = False  # True while a finished ponder/infinite search waits for stop
         self.limits = None
+        # A mate search ("go mate N", the mate levels) must be exhaustive: forward pruning
+        # (reverse futility, null move, futility, late-move pruning) drops quiet checks near
+        # the leaves, which an ordinary search finds one iteration later but a mate search
+        # bounded at 2N plies would miss for good.
+        self.exhaustive = False
         self.start_ms = 0
         self.soft_ms = 0
         self.hard_ms = 0
@@ -265,6 +270,7 @@ class Searcher:
             raise SearchError("limits must be a Limits, got %r" % (limits,))
         self.pos = position
         self.limits = limits
+        self.exhaustive = bool(limits.mate)
         self.poll = poll
         self.stopped = False
         self.pondering = limits.ponder
@@ -680,7 +686,7 @@ class Searcher:
             static = -INF
         else:
             static = self._static()
-            if not pvnode:
+            if not pvnode and not self.exhaustive:
                 # reverse futility pruning: far above beta with little depth left
                 margin = RFP_MARGIN * depth
                 if depth <= RFP_MAX_DEPTH and static - margin >= beta and -MATE_BOUND < beta < MATE_BOUND:
@@ -748,7 +754,7 @@ class Searcher:
         best_move = 0
         legal = 0
         quiets = 0
-        prune_ok = not in_check and not pvnode and depth <= 3
+        prune_ok = not in_check and not pvnode and depth <= 3 and not self.exhaustive
         fut = prune_ok and depth <= 2 and static + FUTILITY_MARGIN[depth] <= alpha
         lmp = LMP_COUNT[depth] if prune_ok else 1000
         k = start
