@@ -89,7 +89,7 @@ def pin_roles(config):
         if led.get("pin") is None:
             _fail(config, "neopixel leds need a 'pin'")
         used.append((led["pin"], "neopixel data", "out"))
-    buttons = _section(config, "buttons")
+    buttons = _section(config, "buttons") or {}  # never None: a required section raises
     for name in sorted(buttons):
         used.append((buttons[name], "button " + str(name), "in"))
     bz = _section(config, "buzzer", optional=True)
@@ -137,7 +137,7 @@ def validate(config):
                   % (st.get("kind"), ", ".join(STATUS_KINDS)))
         if st["kind"] == "pixel" and led.get("kind") != "neopixel":
             _fail(config, "a status light of kind 'pixel' needs neopixel leds (it is pixel 64 of their chain)")
-    buttons = _section(config, "buttons")
+    buttons = _section(config, "buttons") or {}
     for name in REQUIRED:
         if name not in buttons:
             _fail(config, "missing required button %r (required: %s)" % (name, ", ".join(REQUIRED)))

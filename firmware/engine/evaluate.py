@@ -89,8 +89,8 @@ def init():
     global _ready
     if _ready:
         return
-    mg_by_kind = [None] * 7
-    eg_by_kind = [None] * 7
+    mg_by_kind = [[] for _ in range(7)]  # index 0 (no piece) stays empty
+    eg_by_kind = [[] for _ in range(7)]
     for kind in range(1, 7):
         mg = []
         eg = []

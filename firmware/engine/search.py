@@ -89,8 +89,8 @@ class Info:
         self.depth = 0
         self.seldepth = 0
         self.score = 0
-        self.score_cp = 0
-        self.mate_in = None
+        self.score_cp = 0  # type: int | None
+        self.mate_in = None  # type: int | None
         self.nodes = 0
         self.time_ms = 0
         self.best_move = 0
@@ -388,8 +388,8 @@ class Searcher:
                     break  # the only move: no need to think
                 if info.time_ms * 100 >= self.soft_ms * SOFT_NEXT_PERCENT:
                     break
-                if score >= MATE_BOUND and depth >= 2 * mate_in_moves(score) + 2:
-                    break
+                if score >= MATE_BOUND and depth >= 2 * ((MATE - score + 1) // 2) + 2:
+                    break  # a mate in (MATE - score + 1) // 2 moves is proven: nothing to gain
             depth += 1
         # the expected reply: the PV's second move, if the PV still starts with our move
         # (a move that beat the old best in an unfinished depth has its own PV)
