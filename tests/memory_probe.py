@@ -299,6 +299,9 @@ class MemoryGame(ScriptedGame):
         self._step("app")
         self.app.boot(self.ticks())
         self._step("boot")
+        # The state after boot is the first sample of the high-water mark: boot's temporaries
+        # may be freed before the game's first sample, so the peak must include it.
+        self.peak_live = self.steps[-1][1]
         return self.steps
 
     @staticmethod
