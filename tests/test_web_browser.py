@@ -102,7 +102,10 @@ def test_play_several_moves_by_clicking_and_check_the_leds(page):
         click(driver, move[:2])
         wait_until(lambda: app.state()["hand"], 10, "the piece in hand")
         click(driver, move[2:4])
-        cm = wait_until(lambda: app.state()["computer_move"], 120, "the computer's move")
+        try:
+            cm = wait_until(lambda: app.state()["computer_move"], 120, "the computer's move")
+        except AssertionError as e:
+            raise AssertionError("%s after %s; simulator state now: %r" % (e, move, app.state())) from None
         # the page shows exactly the firmware's LEDs: the computer's from and to squares
         want = {cm[:2]: "on", cm[2:4]: "on"}
         wait_until(lambda want=want: dom_leds(driver) == want == app.state()["lit"], 20, "LEDs %r in the DOM" % want)
