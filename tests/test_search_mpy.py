@@ -104,3 +104,21 @@ def test_same_best_move_and_node_count_as_cpython_on_ten_positions():
     theirs = json.loads(run_mpy(code).strip().splitlines()[-1])
     assert theirs == ours
     assert len({tuple(x) for x in ours}) == len(TEN)  # really different searches
+
+
+def test_mate_search_finds_the_quiet_mate_under_micropython():
+    """The mate limit turns forward pruning off on both interpreters: 1.Ra6 bxa6 2.b7# is found
+    within 4 plies, with the same move, score and node count as on CPython."""
+    fen_text = "kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1"
+    ours = Searcher(tt_entries=1024).search(Position(fen_text), Limits(mate=2))
+    out = run_mpy(
+        "from firmware.engine.position import Position\n"
+        "from firmware.engine.search import Searcher, Limits\n"
+        "from firmware.engine.notation import uci\n"
+        "r = Searcher(tt_entries=1024).search(Position(%r), Limits(mate=2))\n"
+        "print(uci(r.best_move), r.mate_in, r.score, r.nodes, r.depth)\n" % fen_text
+    )
+    move, mate_in, score, nodes, depth = out.split()
+    assert (move, int(mate_in)) == ("a1a6", 2)
+    assert int(depth) <= 4
+    assert (move, int(score), int(nodes)) == (uci(ours.best_move), ours.score, ours.nodes)
