@@ -68,7 +68,10 @@ def compare(depth):
     import re
     import resource
     import subprocess
+    import tempfile
     import time
+
+    from tools import flash
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     t0 = time.process_time()
@@ -77,9 +80,9 @@ def compare(depth):
     micro = os.path.join(os.path.dirname(sys.executable), "micropython")
     env = dict(os.environ, MICROPYPATH=root)
 
-    def child(args):
+    def child(args, cwd=root):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        out = subprocess.run([micro] + args, cwd=root, env=env, capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([micro] + args, cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         return out, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -87,9 +90,27 @@ def compare(depth):
     out, micro_s = child(["bench/search_speed.py", str(depth)])
     micro_s -= startup_s
     micro_nodes = int(re.search(r"^bench (\d+) nodes", out, re.M).group(1))
-    print("CPython      %8d nodes %7.2f CPU s %7d nodes/s" % (nodes, cpython_s, nodes / cpython_s))
-    print("MicroPython  %8d nodes %7.2f CPU s %7d nodes/s" % (micro_nodes, micro_s, micro_nodes / micro_s))
-    print("signatures %s" % ("match" if micro_nodes == nodes else "DIFFER"))
+    # the same firmware with @micropython.native taken out (tools.flash --bytecode)
+    with tempfile.TemporaryDirectory() as plain:
+        for folder, _, names in os.walk(os.path.join(root, "firmware")):
+            for name in names:
+                if name.endswith(".py"):
+                    rel = os.path.relpath(os.path.join(folder, name), root)
+                    os.makedirs(os.path.join(plain, os.path.dirname(rel)), exist_ok=True)
+                    with open(os.path.join(root, rel)) as f:
+                        text = f.read()
+                    with open(os.path.join(plain, rel), "w") as f:
+                        f.write(flash.bytecode_source(text))
+        env["MICROPYPATH"] = plain
+        out, bytecode_s = child([os.path.join(root, "bench", "search_speed.py"), str(depth)], cwd=plain)
+        bytecode_s -= startup_s
+    bytecode_nodes = int(re.search(r"^bench (\d+) nodes", out, re.M).group(1))
+    print("CPython                 %8d nodes %7.2f CPU s %7d nodes/s" % (nodes, cpython_s, nodes / cpython_s))
+    print("MicroPython (native)    %8d nodes %7.2f CPU s %7d nodes/s" % (micro_nodes, micro_s, micro_nodes / micro_s))
+    print("MicroPython (bytecode)  %8d nodes %7.2f CPU s %7d nodes/s" % (bytecode_nodes, bytecode_s,
+                                                                         bytecode_nodes / bytecode_s))
+    same = micro_nodes == nodes == bytecode_nodes
+    print("signatures %s" % ("match" if same else "DIFFER"))
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ class ScriptedGame:
         self.t += PASS_MS + (w - self.seen_nodes) * MS_PER_NODE
         self.seen_nodes = w
         self.reads += 1
-        if self.reads & 255 == 0:
+        if self.reads & 63 == 0:
             self.forget_recordings()
         self.act()
         return self.t

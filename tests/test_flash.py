@@ -207,6 +207,19 @@ def test_every_firmware_module_compiles_for_each_board(board, tmp_path):
     for f in b.files:
         arch, _ = f.native_code()
         assert arch in (0, flash.ARCH_CODES[flash.BOARD_ARCH[board]]), f.device_path
+    # the engine's hot functions are machine code for the board's CPU
+    search = [f for f in b.files if f.device_path == "firmware/engine/search.mpy"][0]
+    assert search.native_code()[0] == flash.ARCH_CODES[flash.BOARD_ARCH[board]]
+
+
+def test_bytecode_build_has_no_machine_code_and_keeps_line_numbers(tmp_path):
+    text = "class A:\n    @micropython.native\n    def f(self):\n        return 1\n"
+    assert flash.bytecode_source(text) == "class A:\n\n    def f(self):\n        return 1\n"
+    b = flash.build("pico", out_dir=str(tmp_path / "stage"), write_main=False, log=None, bytecode=True)
+    mpys = [f for f in b.files if f.device_path.endswith(".mpy")]
+    assert any(f.device_path == "firmware/engine/search.mpy" for f in mpys)
+    assert all(f.native_code() == (0, 0) for f in mpys)
+    assert not any(".src" in f.device_path for f in b.files)  # the stripped sources stay off the device
 
 
 def _probe_info(files, mpy):

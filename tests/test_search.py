@@ -11,7 +11,7 @@ from firmware.engine import rules
 from firmware.engine.fen import fen
 from firmware.engine.notation import parse_uci, uci
 from firmware.engine.position import Position
-from firmware.engine.search import MATE, MATE_BOUND, Limits, SearchError, Searcher, mate_in_moves
+from firmware.engine.search import MATE, MATE_BOUND, MAX_PLY, Limits, SearchError, Searcher, mate_in_moves
 from firmware.engine.timeman import LimitsError, budget
 from firmware.engine.tt import BOUND_EXACT, BOUND_LOWER, TranspositionTable, TTSizeError
 from tests.randomgames import random_positions
@@ -362,3 +362,39 @@ def test_nearly_full_position_history_limits_the_search_instead_of_failing():
         result = Searcher(tt_entries=1 << 10).search(position, Limits(depth=6))
         assert (fen(position), position.ply) == before
         assert result.best_move in rules.legal_moves(position)
+
+
+def test_running_out_of_stack_redoes_the_depth_with_a_lower_ply_limit():
+    """CPython's recursion limit stands in for a board's small C stack (MicroPython raises
+    the same "maximum recursion depth exceeded"; tests/test_search_mpy.py overflows a real
+    one): the search finishes the depth shallower instead of crashing, the position is
+    unchanged, and the lower limit holds for the next search."""
+    import inspect
+    import sys
+
+    fen_text = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    searcher = Searcher(tt_entries=1024)
+    position = Position(fen_text)
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 20)  # room for ~10 plies of search
+    try:
+        result = searcher.search(position, Limits(depth=8))
+        first = searcher.stack_ply
+        again = searcher.search(position, Limits(depth=7))
+    finally:
+        sys.setrecursionlimit(old_limit)
+    assert result.depth == 8 and again.depth == 7
+    assert 2 <= first < MAX_PLY - 1 and searcher.stack_ply == first
+    assert fen(position) == fen_text and position.ply == 0 and searcher.sp == 0
+    assert uci(result.best_move) in {m.uci() for m in chess.Board(fen_text).legal_moves}
+
+
+def test_an_unrelated_runtime_error_is_not_taken_for_a_stack_overflow():
+    searcher = Searcher(tt_entries=1024)
+
+    def poll(_searcher):
+        raise RuntimeError("a bug in the poll function")
+
+    searcher.poll_nodes = 1
+    with pytest.raises(RuntimeError, match="bug in the poll"):
+        searcher.search(Position(), Limits(depth=4), poll)

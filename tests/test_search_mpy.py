@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import chess
+
 from firmware.engine.notation import uci
 from firmware.engine.position import Position
 from firmware.engine.search import Limits, Searcher
@@ -64,7 +66,7 @@ def _mpy_tree(tmp_path):
     for rel in sources:
         out = tmp_path / (rel[:-3] + ".mpy")
         out.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([cross, "-o", str(out), os.path.join(ROOT, rel)], check=True)
+        subprocess.run([cross, "-march=x64", "-o", str(out), os.path.join(ROOT, rel)], check=True)
     return tmp_path
 
 
@@ -122,3 +124,45 @@ def test_mate_search_finds_the_quiet_mate_under_micropython():
     assert (move, int(mate_in)) == ("a1a6", 2)
     assert int(depth) <= 4
     assert (move, int(score), int(nodes)) == (uci(ours.best_move), ours.score, ours.nodes)
+
+
+def test_running_out_of_c_stack_redoes_the_depth_shallower_under_micropython():
+    """A Pico has a few KB of C stack, and machine-code (@micropython.native) frames are
+    bigger than bytecode ones. A search in a thread with a small stack overflows it
+    ("maximum recursion depth exceeded"): the search takes the line back, lowers its ply
+    limit and finishes the depth anyway; the next search stays under the limit."""
+    fen_text = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    code = (
+        "import _thread, time\n"
+        "from firmware.engine.position import Position\n"
+        "from firmware.engine.search import Searcher, Limits, MAX_PLY\n"
+        "from firmware.engine.fen import fen\n"
+        "from firmware.engine.notation import uci\n"
+        "out = []\n"
+        "def run():\n"
+        "    try:\n"
+        "        s = Searcher(tt_entries=1024)\n"
+        "        p = Position(%r)\n"
+        "        before = fen(p)\n"
+        "        r = s.search(p, Limits(depth=8))\n"
+        "        first = s.stack_ply\n"
+        "        r2 = s.search(p, Limits(depth=7))\n"
+        "        out.append('%%s %%d %%d %%d %%d %%d %%d %%d' %% (uci(r.best_move), r.depth, first, MAX_PLY - 1,\n"
+        "                   s.stack_ply, r2.depth, fen(p) == before, s.sp))\n"
+        "    except BaseException as e:\n"
+        "        out.append(repr(e))\n"
+        "_thread.stack_size(12 * 1024)\n"
+        "_thread.start_new_thread(run, ())\n"
+        "while not out:\n"
+        "    time.sleep(0.05)\n"
+        "print(out[0])\n" % fen_text
+    )
+    words = run_mpy(code).split()
+    assert len(words) == 8, words
+    move, depth, first, top, later, depth2, unchanged, sp = words
+    assert move in {m.uci() for m in chess.Board(fen_text).legal_moves}
+    assert int(depth) == 8 and int(depth2) == 7  # both searches finished their depth
+    assert 2 <= int(first) < int(top)  # the limit came down
+    assert int(later) == int(first)  # and the second search did not hit the stack again
+    assert unchanged == "1" and sp == "0"
+

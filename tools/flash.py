@@ -260,8 +260,32 @@ def compile_mpy(source_path, out_path, arch, device_name, cache_dir=None):
         os.replace(tmp, cached)  # atomic: parallel builds never see half a file
 
 
-def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=None, log=print, data_only=False):
-    """Stage the files for `board` (compiled to .mpy for `arch`, or plain .py if `source`).
+NATIVE_DECORATOR = "@micropython.native"
+
+
+def bytecode_source(text):
+    """`text` with every `@micropython.native` line blanked (line numbers stay), so the
+    engine's hot functions compile to bytecode: about half the speed, but no machine code
+    (for a MicroPython built without the native emitter, or to save the RAM machine code
+    takes when .mpy files are loaded rather than frozen)."""
+    return "\n".join("" if line.strip() == NATIVE_DECORATOR else line for line in text.split("\n"))
+
+
+def _bytecode_copy(src, folder, rel):
+    """Write bytecode_source(src) to folder/rel (outside the staged files) and return that path."""
+    dest = os.path.join(folder, rel)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with open(src) as f:
+        text = f.read()
+    with open(dest, "w") as f:
+        f.write(bytecode_source(text))
+    return dest
+
+
+def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=None, log=print, data_only=False,
+          bytecode=False):
+    """Stage the files for `board` (compiled to .mpy for `arch`, or plain .py if `source`;
+    `bytecode`: without machine code, see bytecode_source).
 
     write_main: True writes main.py (the composition root firmware/app.py must exist), False
     leaves it out, None writes it when firmware/app.py exists.
@@ -270,7 +294,8 @@ def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=No
     they would shadow the frozen ones. Returns a Build.
     """
     arch = board_arch(board, arch, root)
-    folder = out_dir or os.path.join(root, "build", "flash", "%s-%s" % (board, "py" if source else arch))
+    folder = out_dir or os.path.join(root, "build", "flash", "%s-%s%s" % (board, "py" if source else arch,
+                                                                           "-bytecode" if bytecode else ""))
     if os.path.isdir(folder):
         shutil.rmtree(folder)
     os.makedirs(folder)
@@ -281,6 +306,8 @@ def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=No
         dest_rel = rel if source else rel[:-3] + ".mpy"
         dest = os.path.join(folder, dest_rel)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
+        if bytecode:
+            src = _bytecode_copy(src, folder + ".src", rel)
         if source:
             shutil.copyfile(src, dest)
         else:
@@ -468,7 +495,8 @@ def _run_batched(port, commands, on_line):
             )
 
 
-def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_main=None, log=print, data_only=False):
+def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_main=None, log=print, data_only=False,
+          bytecode=False):
     """Build for `board` and copy it to the device on `port`, verified by digests on the device.
 
     Returns (build, device info after flashing). Raises FlashError with advice on any problem.
@@ -476,7 +504,8 @@ def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_ma
     arch = board_arch(board, arch, root)
     check_port(port)
     _say(log, "building %s for %s (%s)..." % ("sources" if source else ".mpy", board, arch))
-    build_ = build(board, arch, source, root, write_main=write_main, log=log, data_only=data_only)
+    build_ = build(board, arch, source, root, write_main=write_main, log=log, data_only=data_only,
+                   bytecode=bytecode)
     for line in size_report(build_):
         _say(log, "  " + line)
     _say(log, "asking the device on %s what it has..." % port)
@@ -587,6 +616,11 @@ def main(argv=None):
     parser.add_argument(
         "--arch", default=None, help="override the board's mpy-cross architecture (e.g. x64 for the emulator)"
     )
+    parser.add_argument(
+        "--bytecode", action="store_true",
+        help="no machine code for the engine's hot functions (half the speed; for a MicroPython without the native"
+        " emitter, or to save RAM when not frozen)"
+    )
     parser.add_argument("--force", action="store_true", help="flash even if the device's CPU does not match the board")
     parser.add_argument("--no-main", action="store_true", help="do not write main.py")
     parser.add_argument(
@@ -597,7 +631,8 @@ def main(argv=None):
     try:
         if args.build_only:
             if args.board:
-                b = build(args.board, args.arch, args.source, write_main=False if args.no_main else None)
+                b = build(args.board, args.arch, args.source, write_main=False if args.no_main else None,
+                          bytecode=args.bytecode)
                 print("\n".join(size_report(b)))
             else:
                 build_all()
@@ -610,6 +645,7 @@ def main(argv=None):
             force=args.force,
             write_main=False if args.no_main else None,
             data_only=args.data_only,
+            bytecode=args.bytecode,
         )
     except (FlashError, fileset.FileSetError) as exc:
         print("error: %s" % exc, file=sys.stderr)

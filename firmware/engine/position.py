@@ -19,7 +19,7 @@ History capacity bounds the game length plus search depth (`capacity`, default 6
 """
 from array import array
 
-from firmware.compat import const
+from firmware.compat import const, micropython
 from firmware.engine import zobrist
 from firmware.engine.constants import (
     BISHOP_STEPS,
@@ -200,6 +200,7 @@ class Position:
         return lo, hi
 
     # ---- attacks ----------------------------------------------------------------------
+    @micropython.native
     def attacked(self, sq, by):
         """True when side `by` (WHITE 0 or BLACK 8) attacks 0x88 square `sq`."""
         b = self.board
@@ -250,11 +251,13 @@ class Position:
                 s += d
         return False
 
+    @micropython.native
     def in_check(self):
         """True when the side to move is in check."""
         return self.attacked(self.kings[self.stm], self.stm ^ 8)
 
     # ---- move generation ----------------------------------------------------------------
+    @micropython.native
     def gen_moves(self, moves, start):
         """Write every pseudo-legal move of the side to move into `moves[start:]`; return the
         end index. `moves` is caller-owned (array("i")) and must have room for 218 moves."""
@@ -300,6 +303,7 @@ class Position:
                         to += d
         return self._gen_castling(moves, n)
 
+    @micropython.native
     def gen_captures(self, moves, start):
         """Like gen_moves, but only captures (en passant included) and promotions: the moves a
         quiescence search looks at. Kept separate from gen_moves so neither hot loop tests a
@@ -343,6 +347,7 @@ class Position:
                         to += d
         return n
 
+    @micropython.native
     def _gen_pawn(self, sq, moves, n, noisy_only):
         b = self.board
         if self.stm == _WHITE:
@@ -415,6 +420,7 @@ class Position:
         return n
 
     # ---- make / unmake ----------------------------------------------------------------
+    @micropython.native
     def make(self, move):
         """Play a pseudo-legal move (no legality test; see make_legal). Allocates nothing."""
         ply = self.ply
@@ -534,6 +540,7 @@ class Position:
         self.score_mg = mg
         self.score_eg = eg
 
+    @micropython.native
     def unmake(self):
         """Take back the last made move (or null move) exactly."""
         ply = self.ply - 1
@@ -594,6 +601,7 @@ class Position:
         self.score_mg = mg
         self.score_eg = eg
 
+    @micropython.native
     def make_legal(self, move, in_check):
         """Make a pseudo-legal move if it is legal and return True; otherwise leave the position
         unchanged and return False. `in_check`: whether the side to move is in check now.
@@ -613,6 +621,7 @@ class Position:
             return False
         return True
 
+    @micropython.native
     def make_null(self):
         """Pass the move (for null-move pruning). Undo with unmake()."""
         ply = self.ply

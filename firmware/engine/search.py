@@ -34,7 +34,7 @@ mates at the horizon are seen. Numbers live in tunables.py.
 """
 from array import array
 
-from firmware.compat import const, ticks_diff, ticks_ms
+from firmware.compat import const, micropython, ticks_diff, ticks_ms
 from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
     ASPIRATION,
     DELTA_MARGIN,
@@ -60,6 +60,7 @@ MATE = const(30000)
 MATE_BOUND = const(29000)  # |score| >= MATE_BOUND: a forced mate
 INF = const(32000)
 MAX_PLY = const(64)
+STACK_MARGIN_PLIES = const(3)  # after running out of C stack, search this much shallower
 MAX_DEPTH = const(60)
 PV_PLY = const(32)
 MOVE_STACK = const(2048)  # moves of all plies on the current path (each ply <= 218)
@@ -177,6 +178,10 @@ class Searcher:
         self.info = Info(self)
         self.pos = None
         self.max_ply = MAX_PLY - 1
+        # Deepest ply the C stack allows: lowered (for the Searcher's life) when a search ran
+        # out of stack; see _out_of_stack.
+        self.stack_ply = MAX_PLY - 1
+        self.stack_retry = False
         self.poll = None
         self.nodes = 0
         self.next_check = 0
@@ -233,6 +238,7 @@ class Searcher:
     def elapsed_ms(self):
         return ticks_diff(self.clock_ms(), self.start_ms)
 
+    @micropython.native
     def _check(self):
         """Every poll_nodes nodes: node budget, poll callback, hard time limit."""
         nxt = self.nodes + self.poll_nodes
@@ -273,6 +279,7 @@ class Searcher:
         self.exhaustive = bool(limits.mate)
         self.poll = poll
         self.stopped = False
+        self.stack_retry = False
         self.pondering = limits.ponder
         self.start_ms = self.clock_ms()
         self.soft_ms, self.hard_ms = budget(limits, position.stm)
@@ -285,7 +292,7 @@ class Searcher:
         self.sp = 0
         # plies the search may add: MAX_PLY, or less when the position's history is nearly full
         room = position.capacity - position.ply - 2
-        self.max_ply = MAX_PLY - 1 if room > MAX_PLY - 1 else room
+        self.max_ply = self.stack_ply if room > self.stack_ply else room
         self.tt.new_search()
         position.rehash()  # scores with the evaluation's tables
         hist = self.history
@@ -343,6 +350,10 @@ class Searcher:
             self.root_best = 0
             while True:
                 score = self._root(alpha, beta, depth)
+                if self.stack_retry:  # ran out of C stack: again, with the lower ply limit
+                    self.stack_retry = False
+                    self.stopped = False
+                    continue
                 if self.stopped:
                     break
                 if score <= alpha:
@@ -452,17 +463,21 @@ class Searcher:
         orig_alpha = alpha
         pv = self.pv
         pv_len = self.pv_len
+        root_ply = pos.ply
         for k in range(n):
             m = rm[k]
             pos.make(m)
             chk = pos.in_check()
             before = self.nodes
-            if k == 0:
-                s = -self._search(-beta, -alpha, depth - 1, 1, chk, True)
-            else:
-                s = -self._search(-alpha - 1, -alpha, depth - 1, 1, chk, True)
-                if s > alpha and s < beta and not self.stopped:
+            try:
+                if k == 0:
                     s = -self._search(-beta, -alpha, depth - 1, 1, chk, True)
+                else:
+                    s = -self._search(-alpha - 1, -alpha, depth - 1, 1, chk, True)
+                    if s > alpha and s < beta and not self.stopped:
+                        s = -self._search(-beta, -alpha, depth - 1, 1, chk, True)
+            except RuntimeError as err:
+                s = self._out_of_stack(err, root_ply)
             pos.unmake()
             if self.stopped:
                 break
@@ -493,7 +508,32 @@ class Searcher:
             self.tt.store(pos.hash_lo, pos.hash_hi, rm[0], bound, depth, best)
         return best
 
+    def _out_of_stack(self, err, root_ply):
+        """The search recursed deeper than the C stack allows ("maximum recursion depth
+        exceeded": MicroPython checks the stack on every call; a Pico has a few KB of it,
+        and machine-code frames are bigger than bytecode ones). Take the line back to the
+        root move, stop this search as if told to (the answer is the last finished depth's),
+        and keep every later search of this Searcher a few plies short of that depth.
+        _deepen then searches the same depth again, so the move still gets its time."""
+        if "recursion" not in str(err):
+            raise err
+        pos = self.pos
+        reached = pos.ply - root_ply  # the ply whose call overflowed
+        while pos.ply > root_ply + 1:
+            pos.unmake()
+        self.sp = 0
+        self.stopped = True
+        limit = reached - STACK_MARGIN_PLIES
+        if limit < 2:
+            limit = 2
+        if limit < self.max_ply:  # else it cannot get shallower: stay stopped
+            self.stack_ply = limit
+            self.max_ply = limit
+            self.stack_retry = True
+        return 0
+
     # ---- check evasions ----------------------------------------------------------------
+    @micropython.native
     def _filter_evasions(self, start, end):
         """In check: drop the generated moves in moves[start:end] that cannot answer it (a
         non-king move must capture a single checker or block its line; e.p. is left to the
@@ -569,6 +609,7 @@ class Searcher:
                     t += line_dir
         return n
 
+    @micropython.native
     def _hopeless(self, stand, alpha):
         """Quiescence: True when winning the opponent's most valuable piece would still leave
         the score at or below alpha and the side to move has no pawn about to promote."""
@@ -600,6 +641,7 @@ class Searcher:
         return True
 
     # ---- evaluation with cache and noise -------------------------------------------------
+    @micropython.native
     def _static(self):
         pos = self.pos
         lo = pos.hash_lo
@@ -616,6 +658,7 @@ class Searcher:
         return v
 
     # ---- main search ----------------------------------------------------------------------
+    @micropython.native
     def _search(self, alpha, beta, depth, ply, in_check, null_ok):
         if ply < PV_PLY:
             self.pv_len[ply] = 0
@@ -861,6 +904,7 @@ class Searcher:
         return best
 
     # ---- quiescence ---------------------------------------------------------------------
+    @micropython.native
     def _qsearch(self, alpha, beta, ply, in_check):
         self.nodes += 1
         if self.nodes >= self.next_check:
