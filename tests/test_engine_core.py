@@ -68,7 +68,7 @@ def test_every_key_fits_in_30_bits():
             assert 0 <= value < LIMIT
     # keys used for real pieces are non-zero and distinct
     pieces = (1, 2, 3, 4, 5, 6, 9, 10, 11, 12, 13, 14)
-    used = [zobrist.PIECE_LO[p << 7 | from_sq64(s)] for p in pieces for s in range(64)]
+    used = [zobrist.PIECE_LO[zobrist.PIECE_BASE[p] + from_sq64(s)] for p in pieces for s in range(64)]
     assert len(set(used)) == len(used) and 0 not in used
 
 

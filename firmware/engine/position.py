@@ -60,10 +60,12 @@ for _step in KING_STEPS:
     for _n in range(1, 8):
         _ALIGNED[_step * _n + 119] = 1
 
-# Incremental score tables, indexed `piece << 7 | sq`; Black's entries are negated, so one
-# addition per change keeps White's point of view without branches.
-PST_MG = array("h", bytes(2 * 16 * 128))
-PST_EG = array("h", bytes(2 * 16 * 128))
+# Incremental score tables, indexed like the hash keys: `PIECE_BASE[piece] + sq` (zobrist.py);
+# Black's entries are negated, so one addition per change keeps White's point of view
+# without branches.
+PIECE_BASE = zobrist.PIECE_BASE
+PST_MG = array("h", bytes(2 * zobrist.TABLE_SIZE))
+PST_EG = array("h", bytes(2 * zobrist.TABLE_SIZE))
 
 
 def set_piece_square_tables(mg_by_kind, eg_by_kind):
@@ -75,10 +77,10 @@ def set_piece_square_tables(mg_by_kind, eg_by_kind):
             rank, file = sq64 >> 3, sq64 & 7
             sq = rank * 16 + file
             mirrored = (7 - rank) * 16 + file
-            PST_MG[kind << 7 | sq] = mg_by_kind[kind][sq64]
-            PST_EG[kind << 7 | sq] = eg_by_kind[kind][sq64]
-            PST_MG[(kind | 8) << 7 | mirrored] = -mg_by_kind[kind][sq64]
-            PST_EG[(kind | 8) << 7 | mirrored] = -eg_by_kind[kind][sq64]
+            PST_MG[PIECE_BASE[kind] + sq] = mg_by_kind[kind][sq64]
+            PST_EG[PIECE_BASE[kind] + sq] = eg_by_kind[kind][sq64]
+            PST_MG[PIECE_BASE[kind | 8] + mirrored] = -mg_by_kind[kind][sq64]
+            PST_EG[PIECE_BASE[kind | 8] + mirrored] = -eg_by_kind[kind][sq64]
 
 
 def _material_tables():
@@ -164,7 +166,7 @@ class Position:
         for sq in SQUARES:
             p = b[sq]
             if p:
-                i = p << 7 | sq
+                i = PIECE_BASE[p] + sq
                 lo ^= zobrist.PIECE_LO[i]
                 hi ^= zobrist.PIECE_HI[i]
                 mg += PST_MG[i]
@@ -429,6 +431,7 @@ class Position:
         b = self.board
         PL = zobrist.PIECE_LO
         PH = zobrist.PIECE_HI
+        PB = PIECE_BASE
         fr = move & 127
         to = (move >> 7) & 127
         special = move >> 17
@@ -451,13 +454,13 @@ class Position:
             lo ^= zobrist.EP_LO[ep & 7]
             hi ^= zobrist.EP_HI[ep & 7]
             self.ep = 0
-        i = piece << 7 | fr
+        i = PB[piece] + fr
         lo ^= PL[i]
         hi ^= PH[i]
         mg = self.score_mg - PST_MG[i]
         eg = self.score_eg - PST_EG[i]
         if captured:
-            i = captured << 7 | to
+            i = PB[captured] + to
             lo ^= PL[i]
             hi ^= PH[i]
             mg -= PST_MG[i]
@@ -474,7 +477,7 @@ class Position:
             self.counts[piece] += 1
         b[fr] = 0
         b[to] = piece
-        i = piece << 7 | to
+        i = PB[piece] + to
         lo ^= PL[i]
         hi ^= PH[i]
         mg += PST_MG[i]
@@ -485,7 +488,7 @@ class Position:
                 cap_sq = to - 16 if piece == _PAWN else to + 16
                 victim = b[cap_sq]
                 b[cap_sq] = 0
-                i = victim << 7 | cap_sq
+                i = PB[victim] + cap_sq
                 lo ^= PL[i]
                 hi ^= PH[i]
                 mg -= PST_MG[i]
@@ -513,12 +516,12 @@ class Position:
                 rook = b[rfrom]
                 b[rfrom] = 0
                 b[rto] = rook
-                i = rook << 7 | rfrom
+                i = PB[rook] + rfrom
                 lo ^= PL[i]
                 hi ^= PH[i]
                 mg -= PST_MG[i]
                 eg -= PST_EG[i]
-                i = rook << 7 | rto
+                i = PB[rook] + rto
                 lo ^= PL[i]
                 hi ^= PH[i]
                 mg += PST_MG[i]
@@ -557,33 +560,34 @@ class Position:
         if not move:  # null move
             return
         b = self.board
+        PB = PIECE_BASE
         fr = move & 127
         to = (move >> 7) & 127
         special = move >> 17
         piece = b[to]
         captured = self.hist_captured[ply]
-        mg = self.score_mg - PST_MG[piece << 7 | to]
-        eg = self.score_eg - PST_EG[piece << 7 | to]
+        mg = self.score_mg - PST_MG[PB[piece] + to]
+        eg = self.score_eg - PST_EG[PB[piece] + to]
         if (move >> 14) & 7:
             self.counts[piece] -= 1
             piece = (piece & 8) | _PAWN
             self.counts[piece] += 1
         b[fr] = piece
         b[to] = captured
-        mg += PST_MG[piece << 7 | fr]
-        eg += PST_EG[piece << 7 | fr]
+        mg += PST_MG[PB[piece] + fr]
+        eg += PST_EG[PB[piece] + fr]
         if captured:
             self.counts[captured] += 1
-            mg += PST_MG[captured << 7 | to]
-            eg += PST_EG[captured << 7 | to]
+            mg += PST_MG[PB[captured] + to]
+            eg += PST_EG[PB[captured] + to]
         if special:
             if special == _EP:
                 cap_sq = to - 16 if piece == _PAWN else to + 16
                 victim = piece ^ 8
                 b[cap_sq] = victim
                 self.counts[victim] += 1
-                mg += PST_MG[victim << 7 | cap_sq]
-                eg += PST_EG[victim << 7 | cap_sq]
+                mg += PST_MG[PB[victim] + cap_sq]
+                eg += PST_EG[PB[victim] + cap_sq]
             elif special == _CASTLE:
                 if to == fr + 2:
                     rfrom = fr + 3
@@ -594,8 +598,8 @@ class Position:
                 rook = b[rto]
                 b[rto] = 0
                 b[rfrom] = rook
-                mg += PST_MG[rook << 7 | rfrom] - PST_MG[rook << 7 | rto]
-                eg += PST_EG[rook << 7 | rfrom] - PST_EG[rook << 7 | rto]
+                mg += PST_MG[PB[rook] + rfrom] - PST_MG[PB[rook] + rto]
+                eg += PST_EG[PB[rook] + rfrom] - PST_EG[PB[rook] + rto]
         if piece & 7 == _KING:
             self.kings[piece & 8] = fr
         self.score_mg = mg

@@ -55,6 +55,7 @@ from firmware.engine.evaluate import init as _init_eval
 from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F401  (Limits is part of this API)
 from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS
 from firmware.engine.tt import TranspositionTable
+from firmware.engine.zobrist import PIECE_BASE, TABLE_SIZE
 
 MATE = const(30000)
 MATE_BOUND = const(29000)  # |score| >= MATE_BOUND: a forced mate
@@ -166,7 +167,7 @@ class Searcher:
         self.mscore = array("i", bytes(4 * move_stack))
         self.sp = 0
         self.killers = array("i", bytes(4 * 2 * MAX_PLY))
-        self.history = array("h", bytes(2 * 16 * 128))
+        self.history = array("h", bytes(2 * TABLE_SIZE))  # by piece and to-square, as zobrist.py indexes
         self.pv = array("i", bytes(4 * PV_PLY * PV_PLY))
         self.pv_len = bytearray(PV_PLY + 1)
         self.root_moves = array("i", bytes(4 * 256))
@@ -232,7 +233,7 @@ class Searcher:
         """Forget everything learnt (TT, history, eval cache)."""
         self.tt.clear()
         self.clear_eval_cache()
-        for i in range(16 * 128):
+        for i in range(TABLE_SIZE):
             self.history[i] = 0
 
     def elapsed_ms(self):
@@ -296,7 +297,7 @@ class Searcher:
         self.tt.new_search()
         position.rehash()  # scores with the evaluation's tables
         hist = self.history
-        for i in range(16 * 128):
+        for i in range(TABLE_SIZE):
             hist[i] >>= 3
         killers = self.killers
         for i in range(2 * MAX_PLY):
@@ -790,7 +791,7 @@ class Searcher:
                 elif promo:
                     ms[k] = -1  # underpromotions last
                 else:
-                    ms[k] = hist[b[m & 127] << 7 | (m >> 7) & 127]
+                    ms[k] = hist[PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)]
             k += 1
         orig_alpha = alpha
         best = -INF
@@ -878,10 +879,10 @@ class Searcher:
                             if m != k1:
                                 kil[2 * ply + 1] = k1
                                 kil[2 * ply] = m
-                            hi_ = b[m & 127] << 7 | (m >> 7) & 127
+                            hi_ = PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)
                             v = hist[hi_] + depth * depth
                             if v > HISTORY_MAX:
-                                for j in range(16 * 128):
+                                for j in range(TABLE_SIZE):
                                     hist[j] >>= 1
                                 v >>= 1
                             hist[hi_] = v
