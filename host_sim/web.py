@@ -11,11 +11,25 @@ request and every tick holds one lock, so the firmware never sees two hands at o
 
 HTTP API (JSON; the page in static/ uses nothing else):
     GET  /                 the page (static/index.html, app.js, style.css)
-    GET  /api/state        Table.snapshot(): pieces, lit LEDs, display, thinking, moves, ...
+    GET  /api/state        Table.snapshot() plus "rev" and "error" (why simulated time stopped,
+                           else null): pieces, lit LEDs, display, thinking, moves, ...
     POST /api/command      {"line": "lift e2"} -> {"ok": true, "reply": "...", "state": {...}}
-                           or {"ok": false, "error": "..."} (any Table command)
+                           or {"ok": false, "error": "..."} (any Table command, and `click`)
     GET  /api/pgn          the game as a PGN download
 Only loopback clients are served, and requests must name a loopback Host (no DNS rebinding).
+
+`click <square> [piece letter] [lift]` is the page's click on a square, decided here on the
+table's own state at the moment the command runs (`click`): lift the piece there if the hand
+is empty, else put the piece down (on an occupied square: take the piece there off first, a
+capture). The page must not decide that itself: its copy of the state is always a little
+old (the answer to the previous touch may not have arrived yet on a slow or busy machine),
+and a click judged on an old state - "nothing in hand, an empty square: ignore it" - was
+lost, so the move was never completed and the computer never answered. Commands run in
+the order the page sent them, so each click sees what the previous one did.
+
+Every snapshot carries `rev`, which grows with every change (tick or command): answers can
+reach the page out of order (a state poll sent before a touch, answered after it), and the
+page draws no state older than the one it shows.
 """
 import json
 import os
@@ -23,7 +37,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from host_sim.tui import CommandError, Quit
+from host_sim.simulator import SimulatorError
+from host_sim.tui import CommandError, Quit, square_index
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -57,6 +72,8 @@ class WebSimulator:
         self.port = self.httpd.server_address[1]
         self.url = "http://127.0.0.1:%d/" % self.port
         self.paused = False
+        self.rev = 0  # grows with every tick and command (under the lock): see the module docstring
+        self.error = None  # why simulated time stopped (the firmware crashed), shown on the page
 
     # ---- time ----------------------------------------------------------------------------
     def _tick_loop(self):
@@ -71,24 +88,68 @@ class WebSimulator:
             if step <= 0 or self.paused:
                 continue
             with self.lock:
-                self.table.wait(step)
-                if self.table.auto and not self.table.busy() and self.table.sim.computer_move():
-                    self.table.play(self.table.sim.computer_move())
+                self.rev += 1
+                try:
+                    self.table.wait(step)
+                    if self.table.auto and not self.table.busy() and self.table.sim.computer_move():
+                        self.table.play(self.table.sim.computer_move())
+                except Exception as e:  # the firmware crashed: say so on the page, not in silence
+                    self.error = "simulated time stopped: %s" % (e,)
+                    return
 
     # ---- requests ------------------------------------------------------------------------
     def state(self):
         with self.lock:
-            return self.table.snapshot()
+            return self._snapshot()
+
+    def _snapshot(self):
+        snap = self.table.snapshot()
+        snap["rev"] = self.rev
+        snap["error"] = self.error
+        return snap
 
     def command(self, line):
         with self.lock:
+            self.rev += 1
             try:
-                reply = self.table.execute(line, settle=False)
+                words = line.split()
+                if words and words[0].lower() == "click":
+                    reply = self.click(*words[1:])
+                else:
+                    reply = self.table.execute(line, settle=False)
             except Quit:
                 return {"ok": False, "error": "close the browser tab to leave (Ctrl-C stops the server)"}
             except ValueError as e:
-                return {"ok": False, "error": str(e), "state": self.table.snapshot()}
-            return {"ok": True, "reply": reply, "state": self.table.snapshot()}
+                return {"ok": False, "error": str(e), "state": self._snapshot()}
+            except SimulatorError as e:
+                self.error = "simulated time stopped: %s" % (e,)
+                return {"ok": False, "error": self.error, "state": self._snapshot()}
+            return {"ok": True, "reply": reply, "state": self._snapshot()}
+
+    def click(self, square=None, *rest):
+        """The page's click on `square` (see the module docstring); `rest`: an optional piece
+        letter to put down (from the hand or off the board) and/or "lift" (shift-click: lift
+        even while holding a piece). Returns the reply text; CommandError if the click can do
+        nothing (an empty square and an empty hand)."""
+        letters = [r for r in rest if r.lower() != "lift"]
+        if square is None or len(letters) > 1 or len(rest) > 2:
+            raise CommandError("usage: click e4 [piece letter] [lift]")
+        sq = square.lower()
+        lift_only = len(letters) < len(rest)
+        letter = letters[0] if letters else None
+        table = self.table
+        occupied = square_index(sq) in table.pieces
+        holding = bool(table.hand) or letter is not None
+        if occupied and (lift_only or not holding):
+            table.lift(sq)
+        elif occupied:  # a capture: the piece there comes off, then the one in hand goes down
+            table.lift(sq)
+            table.place(sq, letter)
+        elif holding:
+            table.place(sq, letter)
+        else:
+            raise CommandError("nothing in hand to put on %s: click a piece to lift it first" % sq)
+        return ""
 
     def pgn(self):
         with self.lock:

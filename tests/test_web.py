@@ -106,3 +106,53 @@ def test_loopback_only(app):
         WebSimulator(Table(Simulator(seed=0)), port=0, host="0.0.0.0")
     with pytest.raises(WebError):
         WebSimulator(app.table, port=0, speed=0)
+
+
+def test_click_is_decided_on_the_server_state(app):
+    """`click` (the page's click) lifts, puts down or captures by what the table holds when
+    the command runs, never by the page's possibly old copy (issue #7: lost clicks)."""
+    res = command(app, "click e4")
+    assert not res["ok"] and "nothing in hand" in res["error"] and "e4" in res["error"]
+    assert command(app, "click e2")["state"]["hand"] == ["P"]  # empty hand: lift
+    res = command(app, "click e4")  # holding: put it down
+    assert res["ok"] and res["state"]["hand"] == [] and res["state"]["pieces"]["e4"] == "P"
+    st = wait_for(app, lambda s: s["computer_move"])
+    cm = st["computer_move"]
+    command(app, "click " + cm[:2])
+    res = command(app, "click " + cm[2:4])  # an occupied target is a capture: victim off first
+    assert res["ok"] and res["state"]["pieces"][cm[2:4]] == st["pieces"][cm[:2]] and not res["state"]["hand"]
+    st = wait_for(app, lambda s: len(s["game"]) == 2 and not s["lit"])
+    assert st["game"] == ["e2e4", cm]
+    # shift-click lifts even while holding; a named piece comes from the hand
+    command(app, "click d2")
+    assert command(app, "click e4 lift")["state"]["hand"] == ["P", "P"]
+    res = command(app, "click e4 P")
+    assert res["ok"] and res["state"]["pieces"]["e4"] == "P" and res["state"]["hand"] == ["P"]
+    for bad in ("click", "click z9", "click e5 Q lift extra", "click e5 Q R"):
+        res = command(app, bad)
+        assert not res["ok"] and ("usage: click" in res["error"] or "not a square" in res["error"]), bad
+
+
+def test_states_carry_a_growing_revision(app):
+    """The page draws no answer older than the one it shows; `rev` orders them."""
+    before = json.loads(request(app, "GET", "/api/state")[3])["rev"]
+    after = command(app, "lift e2")["state"]["rev"]
+    assert after > before
+    assert json.loads(request(app, "GET", "/api/state")[3])["rev"] >= after
+    assert app.state()["error"] is None
+
+
+def test_a_firmware_crash_is_reported_not_silent():
+    sim = Simulator(seed=2, level=0)
+    web = WebSimulator(Table(sim), port=0, speed=4).start()
+    try:
+        def broken(*args):
+            raise RuntimeError("boom")
+
+        sim.controller.on_button = broken
+        res = command(web, "hint")
+        assert not res["ok"] and "simulated time stopped" in res["error"] and "boom" in res["error"]
+        assert "boom" in web.state()["error"]
+    finally:
+        web.stop()
+        sim.close()

@@ -137,6 +137,53 @@ def test_play_several_moves_by_clicking_and_check_the_leds(page):
     assert "1. e4" in pgn and app.state()["result"] in pgn
 
 
+# Holds every answer the page's fetch() gets until __release(): a slow or busy browser, whose
+# copy of the state lags behind the server (answers still on their way). __release(true)
+# hands the held answers over newest first (out of order, as two connections may deliver).
+HOLD_ANSWERS_JS = """
+window.__held = [];
+window.__hold = true;
+const realFetch = window.fetch;
+window.fetch = (...args) => realFetch(...args).then((r) => window.__hold
+    ? new Promise((ok) => window.__held.push(() => ok(r))) : r);
+window.__release = (newestFirst) => {
+  window.__hold = false;
+  const held = window.__held.splice(0);
+  (newestFirst ? held.reverse() : held).forEach((go) => go());
+};
+"""
+
+
+def test_a_click_is_not_lost_while_the_page_lags_behind(page):
+    """The flake of issue #7: the second click of a move came before the page had the answer
+    to the first (the piece in hand), the page judged it on its old state (empty hand, empty
+    square) and dropped it; the move was never completed and the computer never answered.
+    Here the page gets no answer at all until both clicks are made."""
+    driver, app = page
+    wait_until(lambda: pieces_in_dom(driver).get("e2") == "P", 30, "the board")
+    driver.execute_script(HOLD_ANSWERS_JS)
+    click(driver, "e2")
+    wait_until(lambda: app.state()["hand"] == ["P"], 10, "the pawn in hand (on the server)")
+    assert pieces_in_dom(driver).get("e2") == "P"  # the page has not heard of it yet
+    click(driver, "e4")
+    driver.execute_script("window.__release(true)")
+    try:
+        cm = wait_until(lambda: app.state()["computer_move"], 120, "the computer's move")
+    except AssertionError as e:
+        raise AssertionError("%s; simulator state now: %r" % (e, app.state())) from None
+    assert app.state()["game"] == ["e2e4"]
+    wait_until(lambda: pieces_in_dom(driver).get("e4") == "P" and dom_leds(driver) == app.state()["lit"], 20,
+               "the page catching up")
+    # An answer overtaken by a newer one never takes the page back: drawn in the wrong order,
+    # the older state (a black queen in hand, say) must not replace the newer.
+    new = app.state()
+    old = dict(new, rev=new["rev"] - 1, hand=["q"])
+    hand = driver.execute_script("render(arguments[0]); render(arguments[1]);"
+                                 "return document.getElementById('hand').textContent;", new, old)
+    assert hand == "-", "the page drew an older state over a newer one"
+    assert cm == app.state()["computer_move"]
+
+
 def test_capture_by_clicking_the_victim_square(page):
     driver, app = page
     wait_until(lambda: pieces_in_dom(driver).get("e2") == "P", 30, "the board")

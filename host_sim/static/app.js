@@ -68,25 +68,19 @@ function buildBoard(flipped) {
   }
 }
 
-function holding() { return state && (state.hand.length > 0 || (selected && selected.tray === "box")); }
-
 function pieceArg() { return selected ? " " + selected.letter : ""; }
 
 function clickSquare(sq, liftOnly) {
-  if (!state) return;
-  const occupied = sq in state.pieces;
-  if (occupied && (!holding() || liftOnly)) {
-    send("lift " + sq);
-  } else if (occupied) {            // capture: take the piece there off, then put yours down
-    const arg = pieceArg();
-    selected = null;
-    send("lift " + sq);
-    send("place " + sq + arg);
-  } else if (holding()) {
-    const arg = pieceArg();
-    selected = null;
-    send("place " + sq + arg);
+  // The server decides what a click does (lift, put down, capture) on its own state when the
+  // command runs: this page's copy may be older than the touches still on their way, and a
+  // click judged on it could be lost (host_sim/web.py, "click").
+  if (liftOnly) {
+    send("click " + sq + " lift");
+    return;
   }
+  const arg = pieceArg();
+  selected = null;
+  send("click " + sq + arg);
 }
 
 function dropOn(sq) {
@@ -95,6 +89,7 @@ function dropOn(sq) {
 }
 
 function render(s) {
+  if (state && s.rev < state.rev) return; // an answer overtaken by a newer one: never go back
   const rebuild = !state || state.flipped !== s.flipped || !$("board").children.length;
   state = s;
   if (rebuild) buildBoard(s.flipped);
@@ -136,6 +131,7 @@ function render(s) {
   const disp = $("display");
   if (s.has_display === false) { disp.textContent = "(this board has no display)"; disp.className = "none"; }
   else { disp.textContent = (s.display || []).join("\n"); disp.className = ""; }
+  if (s.error) { $("reply").textContent = "error: " + s.error; $("reply").className = "mono error"; }
   $("thinking").textContent = s.thinking || "-";
   $("computer").textContent = s.computer_move || "-";
   $("do").disabled = !s.computer_move;
