@@ -127,35 +127,38 @@ def test_mate_search_finds_the_quiet_mate_under_micropython():
 
 
 def test_running_out_of_c_stack_redoes_the_depth_shallower_under_micropython():
-    """A Pico has a few KB of C stack, and machine-code (@micropython.native) frames are
-    bigger than bytecode ones. A search in a thread with a small stack overflows it
-    ("maximum recursion depth exceeded"): the search takes the line back, lowers its ply
-    limit and finishes the depth anyway; the next search stays under the limit."""
+    """A Pico has 8 KB of C stack, and machine-code (@micropython.native) frames are bigger
+    than bytecode ones. Here the search starts with only ~12 KB of MicroPython's stack limit
+    left (the snippet recurses first; the unix port checks a fixed limit far inside its real
+    stack, so overflowing the check is safe, unlike in a small-stack thread): the search
+    takes the line back, lowers its ply limit and finishes the depth anyway; the next search
+    stays under the limit."""
     fen_text = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
     code = (
-        "import _thread, time\n"
+        "import micropython\n"
         "from firmware.engine.position import Position\n"
         "from firmware.engine.search import Searcher, Limits, MAX_PLY\n"
         "from firmware.engine.fen import fen\n"
         "from firmware.engine.notation import uci\n"
-        "out = []\n"
-        "def run():\n"
+        "def probe(n):\n"
         "    try:\n"
-        "        s = Searcher(tt_entries=1024)\n"
-        "        p = Position(%r)\n"
-        "        before = fen(p)\n"
-        "        r = s.search(p, Limits(depth=8))\n"
-        "        first = s.stack_ply\n"
-        "        r2 = s.search(p, Limits(depth=7))\n"
-        "        out.append('%%s %%d %%d %%d %%d %%d %%d %%d' %% (uci(r.best_move), r.depth, first, MAX_PLY - 1,\n"
-        "                   s.stack_ply, r2.depth, fen(p) == before, s.sp))\n"
-        "    except BaseException as e:\n"
-        "        out.append(repr(e))\n"
-        "_thread.stack_size(12 * 1024)\n"
-        "_thread.start_new_thread(run, ())\n"
-        "while not out:\n"
-        "    time.sleep(0.05)\n"
-        "print(out[0])\n" % fen_text
+        "        return probe(n + 1)\n"
+        "    except RuntimeError:\n"
+        "        return micropython.stack_use()\n"
+        "def run():\n"
+        "    s = Searcher(tt_entries=1024)\n"
+        "    p = Position(%r)\n"
+        "    before = fen(p)\n"
+        "    r = s.search(p, Limits(depth=8))\n"
+        "    first = s.stack_ply\n"
+        "    r2 = s.search(p, Limits(depth=7))\n"
+        "    return '%%s %%d %%d %%d %%d %%d %%d %%d' %% (uci(r.best_move), r.depth, first, MAX_PLY - 1,\n"
+        "                                          s.stack_ply, r2.depth, fen(p) == before, s.sp)\n"
+        "def descend(target):\n"
+        "    if micropython.stack_use() < target:\n"
+        "        return descend(target)\n"
+        "    return run()\n"
+        "print(descend(probe(0) - 12000))\n" % fen_text
     )
     words = run_mpy(code).split()
     assert len(words) == 8, words
@@ -165,4 +168,3 @@ def test_running_out_of_c_stack_redoes_the_depth_shallower_under_micropython():
     assert 2 <= int(first) < int(top)  # the limit came down
     assert int(later) == int(first)  # and the second search did not hit the stack again
     assert unchanged == "1" and sp == "0"
-

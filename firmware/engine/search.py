@@ -54,6 +54,7 @@ from firmware.engine.evaluate import evaluate
 from firmware.engine.evaluate import init as _init_eval
 from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F401  (Limits is part of this API)
 from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS
+from firmware.engine.see import see
 from firmware.engine.tt import TranspositionTable
 from firmware.engine.zobrist import PIECE_BASE, TABLE_SIZE
 
@@ -735,9 +736,10 @@ class Searcher:
                 margin = RFP_MARGIN * depth
                 if depth <= RFP_MAX_DEPTH and static - margin >= beta and -MATE_BOUND < beta < MATE_BOUND:
                     return static
-                # null move (not with king and pawns only: zugzwang)
+                # null move, not where zugzwang is common: king and pawns, or a single minor
+                # piece (e.g. kbK5/pp6/RP6/8/8/8/8/8 b: any move loses, passing would not)
                 stm = pos.stm
-                pieces = c[stm | 2] or c[stm | 3] or c[stm | 4] or c[stm | 5]
+                pieces = c[stm | 4] or c[stm | 5] or c[stm | 2] + c[stm | 3] >= 2
                 if null_ok and depth >= NULL_MIN_DEPTH and static >= beta and pieces:
                     r = NULL_R + (depth >= 7)
                     pos.make_null()
@@ -776,7 +778,7 @@ class Searcher:
                     att = b[m & 127] & 7
                     v = ORDER_VALUE[victim & 7]
                     sc = v * 16 - att + promo * 100
-                    if ORDER_VALUE[att] > v + 50:
+                    if ORDER_VALUE[att] > v + 50 and see(pos, m) < 0:
                         ms[k] = _BAD_CAPTURE + sc
                     else:
                         ms[k] = _CAPTURE + sc
@@ -975,7 +977,6 @@ class Searcher:
             else:
                 ms[k] = -1 if promo else -2
             k += 1
-        them = pos.stm ^ 8
         k = start
         while k < end:
             bi = k
@@ -1003,8 +1004,8 @@ class Searcher:
                     v = ORDER_VALUE[b[to] & 7] if m >> 17 != 2 else 100
                     if stand + v + DELTA_MARGIN <= alpha:
                         continue  # even winning the piece cannot reach alpha
-                    if ORDER_VALUE[b[m & 127] & 7] > v + 50 and pos.attacked(to, them):
-                        continue  # a bigger piece takes a defended one: likely losing
+                    if ORDER_VALUE[b[m & 127] & 7] > v + 50 and see(pos, m) < 0:
+                        continue  # a bigger piece takes a smaller one and loses the exchange
             if not pos.make_legal(m, in_check):
                 continue
             chk = pos.in_check()

@@ -1,0 +1,82 @@
+"""Does a change make the engine stronger? Play the working tree against a git revision at a
+fixed number of nodes per move (run by hand; results in docs/benchmarks.md).
+
+    python bench/selfplay.py                         # working tree vs HEAD, 2000 nodes/move
+    python bench/selfplay.py --base HEAD~3 --nodes 5000 --games 60
+
+Both engines run as `python -m firmware.uci` (CPython: a node-limited search visits the same
+nodes on CPython and MicroPython, and CPython is quicker to start), the base one from the
+revision's firmware/ exported into a temporary folder. A node limit makes every game exactly
+reproducible and independent of the machine's load, so small differences show with fewer
+games than a timed match needs; the price is that a change which makes nodes cheaper or
+dearer is not rewarded or punished for it here (bench/search_speed.py measures that). Games
+start from the openings of match_stockfish.py, each played with both colours, own books off.
+Prints every game, the score of the working tree and an Elo difference with a 95 % interval.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import chess
+import chess.engine
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from bench.match_stockfish import OPENINGS, elo_from_score, play_game  # noqa: E402
+
+
+def export_revision(revision, folder):
+    """firmware/ as of `revision`, unpacked under `folder`."""
+    archive = subprocess.run(["git", "archive", revision, "firmware"], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
+
+
+def open_engine(folder):
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "firmware.uci"], cwd=folder)
+    engine.configure({"OwnBook": False, "Hash": 4})
+    return engine
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--base", default="HEAD", help="git revision to play against")
+    parser.add_argument("--nodes", type=int, default=2000)
+    parser.add_argument("--games", type=int, default=2 * len(OPENINGS))
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as base_dir:
+        export_revision(args.base, base_dir)
+        ours, theirs = open_engine(ROOT), open_engine(base_dir)
+        limit = chess.engine.Limit(nodes=args.nodes)
+        print("working tree vs %s, %d nodes per move, %d games" % (args.base, args.nodes, args.games))
+        total = 0.0
+        wins = draws = losses = 0
+        results = []
+        try:
+            for i in range(args.games):
+                fen = OPENINGS[(i // 2) % len(OPENINGS)]
+                ours_white = i % 2 == 0
+                score, board, how = play_game(ours, theirs, fen, ours_white, limit)
+                results.append(score)
+                total += score
+                wins += score == 1.0
+                draws += score == 0.5
+                losses += score == 0.0
+                print("game %2d  %s  %-4s  %-22s %3d plies  running %.1f/%d" % (
+                    i + 1, "white" if ours_white else "black", {1.0: "win", 0.5: "draw", 0.0: "loss"}[score],
+                    how, len(board.move_stack), total, i + 1), flush=True)
+        finally:
+            ours.quit()
+            theirs.quit()
+    n = len(results)
+    p = total / n
+    sd = (sum((r - p) ** 2 for r in results) / n) ** 0.5 / n ** 0.5
+    print("score %.1f/%d (+%d =%d -%d) = %.1f%%" % (total, n, wins, draws, losses, 100 * p))
+    print("elo difference %+.0f (95%% interval %+.0f .. %+.0f)" % (
+        elo_from_score(p), elo_from_score(p - 1.96 * sd), elo_from_score(p + 1.96 * sd)))
+
+
+if __name__ == "__main__":
+    main()

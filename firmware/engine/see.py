@@ -1,0 +1,146 @@
+"""Static exchange evaluation (SEE): what a capture wins or loses once both sides have taken
+on its square with every piece that attacks it, cheapest first, each side free to stop.
+
+    see(position, move) -> centipawns for the side making `move` (0 = an even trade)
+
+The search asks only about captures by a piece worth more than its victim (the others cannot
+lose material): such a capture goes behind the killer moves in ordering, and quiescence skips
+it, when SEE says it loses. Pins are ignored; a piece that moves off a line lets the slider
+behind it join (x-rays), because pieces are taken off the board as they capture. A king
+captures only when the other side has nothing left to take back with.
+
+The board is changed during the exchange and restored before returning; the scratch arrays
+are module-level, so nothing is allocated (the search calls this at every node).
+"""
+from array import array
+
+from firmware.compat import const, micropython
+from firmware.engine.constants import BISHOP_STEPS, KING_STEPS, KNIGHT_STEPS, ROOK_STEPS
+
+# by piece kind: none, pawn, knight, bishop, rook, queen, king (a king "lost" = an illegal move)
+SEE_VALUE = (0, 100, 320, 330, 500, 950, 2000)
+
+_EP = const(2)
+_KING = const(6)
+_MAX_STEPS = const(34)  # at most 32 pieces take part, plus the e.p. victim
+
+_gain = array("i", bytes(4 * _MAX_STEPS))
+_saved_sq = bytearray(_MAX_STEPS)
+_saved_piece = bytearray(_MAX_STEPS)
+
+
+@micropython.native
+def least_attacker(board, sq, by):
+    """The 0x88 square of the cheapest piece of side `by` (0 White, 8 Black) attacking `sq`
+    on `board`, or -1. Order: pawn, knight, bishop, rook, queen, king."""
+    if by == 0:
+        s = sq - 15
+        if not s & 0x88 and board[s] == 1:
+            return s
+        s = sq - 17
+        if not s & 0x88 and board[s] == 1:
+            return s
+    else:
+        s = sq + 15
+        if not s & 0x88 and board[s] == 9:
+            return s
+        s = sq + 17
+        if not s & 0x88 and board[s] == 9:
+            return s
+    knight = by | 2
+    for d in KNIGHT_STEPS:
+        s = sq + d
+        if not s & 0x88 and board[s] == knight:
+            return s
+    bishop = by | 3
+    rook = by | 4
+    queen = by | 5
+    queen_sq = -1
+    for d in BISHOP_STEPS:
+        s = sq + d
+        while not s & 0x88:
+            p = board[s]
+            if p:
+                if p == bishop:
+                    return s
+                if p == queen:
+                    queen_sq = s
+                break
+            s += d
+    for d in ROOK_STEPS:
+        s = sq + d
+        while not s & 0x88:
+            p = board[s]
+            if p:
+                if p == rook:
+                    return s
+                if p == queen:
+                    queen_sq = s
+                break
+            s += d
+    if queen_sq >= 0:
+        return queen_sq
+    king = by | _KING
+    for d in KING_STEPS:
+        s = sq + d
+        if not s & 0x88 and board[s] == king:
+            return s
+    return -1
+
+
+@micropython.native
+def see(position, move):
+    """Material the side making capture `move` ends up with after the exchange on its
+    to-square (both sides choosing best, cheapest attacker first); see the module docstring."""
+    board = position.board
+    gain = _gain
+    saved_sq = _saved_sq
+    saved_piece = _saved_piece
+    fr = move & 127
+    to = (move >> 7) & 127
+    piece = board[fr]
+    n = 0
+    if move >> 17 == _EP:
+        victim_sq = to - 16 if piece == 1 else to + 16
+        gain[0] = SEE_VALUE[1]
+        saved_sq[n] = victim_sq
+        saved_piece[n] = board[victim_sq]
+        n += 1
+        board[victim_sq] = 0
+    else:
+        gain[0] = SEE_VALUE[board[to] & 7]
+    saved_sq[n] = fr
+    saved_piece[n] = piece
+    n += 1
+    board[fr] = 0
+    on_square = SEE_VALUE[piece & 7]  # what the next capture on `to` takes
+    side = (piece & 8) ^ 8
+    depth = 0
+    while True:
+        s = least_attacker(board, to, side)
+        if s < 0:
+            break
+        p = board[s]
+        if p & 7 == _KING:
+            board[s] = 0
+            defended = least_attacker(board, to, side ^ 8) >= 0
+            board[s] = p
+            if defended:
+                break
+        depth += 1
+        gain[depth] = on_square - gain[depth - 1]
+        on_square = SEE_VALUE[p & 7]
+        saved_sq[n] = s
+        saved_piece[n] = p
+        n += 1
+        board[s] = 0
+        side ^= 8
+    # each side may stop instead of taking: fold the sequence back from its end
+    while depth > 0:
+        if gain[depth] > -gain[depth - 1]:
+            gain[depth - 1] = -gain[depth]
+        depth -= 1
+    while n > 0:
+        n -= 1
+        board[saved_sq[n]] = saved_piece[n]
+    return gain[0]
