@@ -88,7 +88,11 @@ class ScriptedGame:
         elif c.phase == ui.PLAYER and c.game.position.stm == 0:
             moves = sorted(uci(m) for m in legal_moves(c.game.position))
             self.plies_by_player += 1
-            self.schedule(moves[(self.plies_by_player * 7 + 3) % len(moves)])
+            expected = uci(c.ponder_move) if c.ponder_move else None
+            if expected in moves and self.plies_by_player % 3 == 0:
+                self.schedule(expected)  # now and then the move the computer ponders on: a hit
+            else:
+                self.schedule(moves[(self.plies_by_player * 7 + 3) % len(moves)])
 
     def schedule(self, text):
         self.done_ply = self.app.controller.game.ply
