@@ -20,7 +20,9 @@ CONFIG keys (see docs/io.md for the full table):
     name, mcu, sensor{kind: matrix|shift165, ...}, leds{kind: matrix|edge|neopixel, ...},
     buttons{name: pin}, buzzer{pin} or None, display{kind: ssd1306, i2c, scl, sda, addr} or None,
     heap_bytes, tt_entries, poll_nodes, settle_us, debounce_ms, stable_ms,
-    button_debounce_ms, long_press_ms, and optionally valid_pins, input_only_pins,
+    button_debounce_ms, long_press_ms, and optionally move_stack (the search's move buffer,
+    cells of 8 bytes; default 2048), game_plies (the longest game the record holds, 17 bytes
+    a ply; default 600), valid_pins, input_only_pins,
     external_pullups (input pins with a resistor on the board, e.g. ESP32 GPIO 34-39),
     status (a status light: {kind: pixel} = one more WS2812 after the 64 of a neopixel
     board, or {kind: pin, pin, active} = one LED on a pin; absent or None: no status light).
@@ -34,6 +36,12 @@ DISPLAY_KINDS = ("ssd1306",)
 STATUS_KINDS = ("pixel", "pin")
 NUMBERS = ("heap_bytes", "tt_entries", "poll_nodes", "settle_us", "debounce_ms", "stable_ms",
            "button_debounce_ms", "long_press_ms")
+# Optional memory sizes: key -> (default, least, most). A board with little RAM sets them
+# smaller (docs/memory.md, "Fitting a board"); firmware.app passes them on.
+SIZES = {
+    "move_stack": (2048, 768, 16384),  # Searcher(move_stack=): moves on the searched line
+    "game_plies": (600, 200, 2000),  # Game(capacity=): plies in the game record
+}
 
 
 class BoardConfigError(ValueError):
@@ -146,6 +154,11 @@ def validate(config):
         zero_ok = key in ("settle_us", "debounce_ms")
         if not isinstance(v, int) or isinstance(v, bool) or v < 0 or (v == 0 and not zero_ok):
             _fail(config, "'%s' must be a positive int, got %r" % (key, v))
+    for key in SIZES:
+        v = config.get(key)
+        lo, hi = SIZES[key][1], SIZES[key][2]
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi):
+            _fail(config, "'%s' must be an int %d..%d (or absent: %d), got %r" % (key, lo, hi, SIZES[key][0], v))
     if config["long_press_ms"] <= config["button_debounce_ms"]:
         _fail(config, "long_press_ms must be longer than button_debounce_ms")
     for sec, where in ((s, "sensor"), (led, "leds")):
@@ -170,6 +183,12 @@ def validate(config):
             _fail(config, "pin %r (%s) has no internal pull-up: add a resistor and list it in external_pullups"
                   % (pin, role))
     return config
+
+
+def memory_size(config, key):
+    """The config's `key` of SIZES ("move_stack", "game_plies"), or its default."""
+    v = config.get(key)
+    return SIZES[key][0] if v is None else v
 
 
 class Hardware:

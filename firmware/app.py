@@ -39,14 +39,20 @@ from firmware.controller.flow import (
     Controller,
     Outcome,
 )
-from firmware.controller.game import Game
+from firmware.controller.game import DEFAULT_GAME_PLIES, Game
 from firmware.controller.settings import Settings, SettingsError
 from firmware.controller.stats import Stats
 from firmware.controller.trainer import SETS
 from firmware.controller.ui import Ui
-from firmware.engine.search import Searcher, mate_in_moves
+from firmware.engine.search import MOVE_STACK, Searcher, mate_in_moves
 
 POLL_TARGET_MS = 10
+# main(): collect the garbage after every this many bytes allocated (gc.threshold). Garbage
+# then never piles up between long-lived objects, which would split the free heap into
+# pieces too small for the next 1 KB request: on the ESP32 config the game needs ~14 KB
+# less heap this way (docs/memory.md). The firmware allocates little (nothing while idle
+# or searching), so the collections are rare: a few per move, ~1-2 ms each on a chip.
+GC_THRESHOLD_BYTES = 2048
 MIN_POLL_NODES = 1
 UNEXPLAINED_MS = 3000
 
@@ -54,8 +60,11 @@ UNEXPLAINED_MS = 3000
 class App:
     def __init__(self, hw, searcher, book=None, journal=None, ticks_ms=None, console=None, write=None,
                  settings=None, start_fen=None, seed=0, log=None, poll_target_ms=POLL_TARGET_MS,
-                 sensor_log=None, stats=None):
+                 sensor_log=None, stats=None, collect=None):
         """`settings` / `start_fen`: used when the journal holds none (a fresh unit).
+        `collect`: gc.collect on a board (main() passes it), called before every search: the
+        garbage of the moves before goes, and what the next move keeps lands low in the heap
+        instead of splitting the free room (fragmentation); None (the simulator): never.
         `sensor_log`: an optional controller.sensor_log.SensorLog that records every debounced
         sensor event and button press (for replay in the simulator). `stats`: a
         controller.stats.Stats (default: one in the journal's storage, none without a journal)."""
@@ -68,7 +77,7 @@ class App:
         self.debouncer = hw.make_debouncer()
         self.raw = bytearray(8)
         self.sync = BoardSync(stable_ms=cfg["stable_ms"], unexplained_ms=cfg.get("unexplained_ms", UNEXPLAINED_MS))
-        self.game = Game()
+        self.game = Game(cfg.get("game_plies") or DEFAULT_GAME_PLIES)
         self.searcher = searcher
         self.computer = Computer(searcher, book, seed)
         self.settings = settings.copy() if settings is not None else Settings(level=self.computer.default_level())
@@ -95,6 +104,7 @@ class App:
             searcher.poll_nodes = MIN_POLL_NODES  # start responsive; fast chips ramp up quickly
         self._last_poll_ms = 0
         self.searches = 0
+        self.collect = collect
 
     # ---- start-up ---------------------------------------------------------------------------
     def boot(self, now_ms):
@@ -210,6 +220,8 @@ class App:
         comp = self.computer
         level = self.settings.level
         comp.set_level(level)
+        if self.collect is not None:
+            self.collect()
         if work == WORK_THINK:
             if self.settings.book and not c.trainer.active:
                 move = comp.book_move(self.game.position, level)
@@ -288,6 +300,13 @@ class App:
         return out
 
 
+def make_searcher(config, clock_ms=None, seed=0, tt_entries=None):
+    """The board's Searcher: the config's `tt_entries` (or the one given), `poll_nodes` and
+    `move_stack` (default search.MOVE_STACK); boards/config.py validates them."""
+    return Searcher(tt_entries=tt_entries or config["tt_entries"], poll_nodes=config["poll_nodes"],
+                    clock_ms=clock_ms, seed=seed, move_stack=config.get("move_stack") or MOVE_STACK)
+
+
 def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     """Build the chess computer for `board_module` (e.g. boards.pico) and run it forever.
 
@@ -300,10 +319,12 @@ def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     from firmware.controller.journal import Journal
     from firmware.engine.book import default_book_path, open_book_or_none
 
+    if hasattr(gc, "threshold"):
+        gc.threshold(GC_THRESHOLD_BYTES)
     hw = board_module.make_hardware()
     cfg = hw.config
     gc.collect()
-    searcher = Searcher(tt_entries=cfg["tt_entries"], poll_nodes=cfg["poll_nodes"])
+    searcher = make_searcher(cfg)
     book = open_book_or_none(book_path or default_book_path(), print)
     journal = Journal(journal_path)
     try:
@@ -321,4 +342,5 @@ def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
         except (OSError, ValueError) as exc:
             print("sensor log off: %s" % (exc,))
     gc.collect()
-    App(hw, searcher, book=book, journal=journal, console=console, log=print, sensor_log=sensor_log).run()
+    App(hw, searcher, book=book, journal=journal, console=console, log=print, sensor_log=sensor_log,
+        collect=gc.collect).run()

@@ -9,17 +9,21 @@
 The search never runs on the game position: the board sync and the controller keep using
 that one from inside the search's poll function (they make and take back moves on it), so
 the search gets a mirror - same board, same repetition history - in a Position allocated
-once here (`capacity` plies of search depth on top of the game).
+once here, with room for the search's deepest line (search.MAX_PLY) and a ponder move.
+Its repetition history holds only the positions since the last capture or pawn move (the
+halfmove clock, at most 100): no earlier one can repeat, and the search looks no further back.
 """
 from array import array
 
 from firmware.engine import levels as _levels
 from firmware.engine.fen import fen, set_fen
 from firmware.engine.position import Position
+from firmware.engine.search import MAX_PLY
 
 HINT_MS = 3000
 HINT_NODES = 4000
-SEARCH_PLIES = 96
+SEARCH_PLIES = MAX_PLY + 2  # the search's deepest line (it stops 2 short of capacity) + a ponder move
+_PRIOR_MAX = 100  # halfmove clock at which every line is a draw: no older position matters
 
 
 class Computer:
@@ -71,12 +75,33 @@ class Computer:
         play `ponder_move` on it if given. Returns the search position."""
         pos = self.position
         set_fen(pos, fen(game_position))
-        lo, hi = game_position.history_hashes()
-        pos.prior_lo = array("i", lo)
-        pos.prior_hi = array("i", hi)
+        self._copy_history(game_position, pos)
         if ponder_move:
             pos.make(ponder_move)
         return pos
+
+    @staticmethod
+    def _copy_history(src, pos):
+        """Give `pos` the repetition history of `src`: the hashes of the positions before it,
+        back to its last capture or pawn move (`src.halfmove` of them, at most _PRIOR_MAX, as
+        far as `src` knows them), oldest first, in arrays of exactly that length."""
+        n = src.halfmove if src.halfmove < _PRIOR_MAX else _PRIOR_MAX
+        n_prior = len(src.prior_lo)
+        if n > src.ply + n_prior:
+            n = src.ply + n_prior
+        lo = array("i", bytes(4 * n))
+        hi = array("i", bytes(4 * n))
+        k = src.ply - n  # index in src's history of the oldest one (negative: in its prior)
+        for i in range(n):
+            if k < 0:
+                lo[i] = src.prior_lo[n_prior + k]
+                hi[i] = src.prior_hi[n_prior + k]
+            else:
+                lo[i] = src.hist_lo[k]
+                hi[i] = src.hist_hi[k]
+            k += 1
+        pos.prior_lo = lo
+        pos.prior_hi = hi
 
     def set_level(self, index):
         """Configure the searcher for level `index` (evaluation noise of fun levels)."""

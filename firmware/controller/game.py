@@ -38,8 +38,10 @@ class IllegalGameMoveError(ValueError):
 
 
 class Game:
-    """One game. `capacity` bounds its length in plies (plus a margin the board sync uses for
-    trying candidate moves)."""
+    """One game. `capacity` bounds its length in plies (plus a margin the board sync and the
+    PV display use for trying moves): 17 bytes of RAM a ply (the Position's history), so a
+    board with little memory keeps it smaller (board config "game_plies"). A game that
+    reaches it ends as a draw by adjudication (check_end), like one stopped by the player."""
 
     def __init__(self, capacity=DEFAULT_GAME_PLIES):
         self.position = Position(None, capacity + 8)
@@ -114,13 +116,17 @@ class Game:
 
     def check_end(self):
         """Look for an automatic game end (mate, stalemate, insufficient material, 75 moves,
-        fivefold repetition); if there is one, record it and return its reason, else ONGOING."""
+        fivefold repetition, and a full game record: ADJUDICATED draw); if there is one,
+        record it and return its reason, else ONGOING."""
         if self.over:
             return self.reason
         reason = rules.status(self.position)
         if reason == rules.CHECKMATE:
             self.finish(RESULT_BLACK if self.position.stm == 0 else RESULT_WHITE, reason)
         elif reason != rules.ONGOING:
+            self.finish(RESULT_DRAW, reason)
+        elif self.position.ply >= self.max_plies:
+            reason = ADJUDICATED
             self.finish(RESULT_DRAW, reason)
         return reason
 
