@@ -4,6 +4,7 @@ results in docs/benchmarks.md, "Memory"; the budget explained in docs/memory.md)
 
     .venv/bin/python bench/memory.py                 # pico, pico2, esp32, esp32s3
     .venv/bin/python bench/memory.py pico esp32 --min   # also the smallest heap the game fits in
+    .venv/bin/python bench/memory.py esp32 --min --tt 512   # the 64 KB goal configuration
 
 Per board, under the MicroPython unix port (64-bit) unless noted:
 - flash: the files `make flash` copies (.mpy for the board's CPU) and LittleFS 4 KB blocks;
@@ -16,7 +17,9 @@ Per board, under the MicroPython unix port (64-bit) unless noted:
   (gc.collect() + gc.mem_alloc() sampled every 16 clock reads, i.e. main-loop passes and
   search polls), the deepest search ply, then one search as long as 3 minutes on the chip;
 - bytes per search ply (MicroPython puts call frames with many locals on the heap);
-- `--min`: the smallest budget (reserve, 4 KB steps) with which the whole game still completes;
+- `--min`: the smallest budget (reserve, 1 KB steps) with which the whole game and the
+  full-length search still complete (as tests/test_memory.py runs them);
+- `--tt N`: the boards' configs with N transposition-table entries;
 - a 32-bit estimate: engine tables and other byte arrays (counted by walking the same objects
   under CPython) keep their size, every other byte (objects, dicts, frames: word-sized
   fields) halves.
@@ -153,12 +156,12 @@ def module_objects(modules):
     return ids
 
 
-def cpython_payloads(board, modules):
+def cpython_payloads(board, modules, tt_entries=None):
     """Payload bytes after each construction step of the probe's device side (CPython),
     not counting tables the modules made at import."""
     skip = module_objects(modules)
     g = probe.MemoryGame(board, probe.TOP_LEVEL, node_cap=NODE_CAP, journal_dir=tempfile.mkdtemp(), sample_every=0,
-                         pass_ms=4, ms_per_node=0, hand_ms=100)
+                         pass_ms=4, ms_per_node=0, hand_ms=100, tt_entries=tt_entries)
     g.build()
     a = g.app
     return {
@@ -220,19 +223,19 @@ def kb(n):
     return "%.1f" % (n / 1024.0)
 
 
-def smallest_budget(tree, board, hi_kb, lo_kb=32):
-    """Smallest budget (KB, 4 KB steps) with which the probe's game completes."""
+def smallest_budget(tree, board, hi_kb, deep_nodes, tt_entries=None, lo_kb=32):
+    """Smallest budget (KB, 1 KB steps) with which the probe's game and deep search complete."""
     def fits(k):
         try:
             probe.run_probe(tree, board, heapsize="1M", budget=k * 1024, node_cap=NODE_CAP, sample_every=0,
-                            journal_dir=tempfile.mkdtemp())
+                            journal_dir=tempfile.mkdtemp(), deep_nodes=deep_nodes, tt_entries=tt_entries)
             return True
         except RuntimeError:
             return False
 
     if not fits(hi_kb):
         return None
-    while hi_kb - lo_kb > 4:
+    while hi_kb - lo_kb > 1:
         mid = (hi_kb + lo_kb) // 2
         if fits(mid):
             hi_kb = mid
@@ -241,11 +244,11 @@ def smallest_budget(tree, board, hi_kb, lo_kb=32):
     return hi_kb
 
 
-def measure(board, do_min):
+def measure(board, do_min, tt_entries=None):
     from host_sim.clock import device_speed
 
     cfg = probe.board_config(board)
-    row = {"board": board, "tt": cfg["tt_entries"], "budget_kb": BUDGET_KB[board]}
+    row = {"board": board, "tt": tt_entries or cfg["tt_entries"], "budget_kb": BUDGET_KB[board]}
     with tempfile.TemporaryDirectory() as tmp:
         real = flash.build(board, out_dir=os.path.join(tmp, "real"), write_main=False, log=None)
         row["arch"] = real.arch
@@ -267,7 +270,7 @@ def measure(board, do_min):
         deep = nps * 180
         t0 = time.time()
         out = probe.run_probe(tree, board, heapsize="4M", node_cap=NODE_CAP, deep_nodes=deep, sample_every=16,
-                              journal_dir=tempfile.mkdtemp())
+                              journal_dir=tempfile.mkdtemp(), tt_entries=tt_entries)
         row["game_s"] = time.time() - t0
         row["steps"] = out["STEP"]
         row["result"] = out["RESULT"]
@@ -275,8 +278,8 @@ def measure(board, do_min):
         row["peak"], row["end"], row["deepest"] = (int(x) for x in out["PEAK"])
         row["deep_nodes"], row["deep_ply"], row["deep_peak"] = (int(x) for x in out["DEEP"])
         if do_min:
-            row["min_kb"] = smallest_budget(tree, board, BUDGET_KB[board])
-    row["payload"] = cpython_payloads(board, row["mods"])
+            row["min_kb"] = smallest_budget(tree, board, BUDGET_KB[board], deep, tt_entries)
+    row["payload"] = cpython_payloads(board, row["mods"], tt_entries)
     return row
 
 
@@ -292,11 +295,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("boards", nargs="*", default=list(BOARDS))
     ap.add_argument("--min", action="store_true", help="also bisect the smallest budget the game fits in")
+    ap.add_argument("--tt", type=int, default=None, help="transposition-table entries instead of the board's")
     args = ap.parse_args(argv)
     print("machine: %s, %d cores, CPython %s, %s; %s" % (platform.machine(), os.cpu_count(), platform.python_version(),
                                                         _mpy("import sys; print(sys.version)", ROOT).strip(),
                                                         time.strftime("%Y-%m-%d")))
-    rows = [measure(b, args.min) for b in args.boards]
+    rows = [measure(b, args.min, args.tt) for b in args.boards]
     print("\n| board | arch | files | .mpy bytes | flash | code in RAM: .mpy / in place (ROMFS) | of it tables |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:

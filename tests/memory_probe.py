@@ -34,7 +34,7 @@ searches), `deepest_ply` = the deepest search ply seen at any clock read.
 import gc
 
 from boards.config import build_hardware
-from firmware.app import App
+from firmware.app import GC_THRESHOLD_BYTES, App, make_searcher
 from firmware.controller import ui
 from firmware.controller.computer import Computer
 from firmware.controller.journal import Journal
@@ -280,10 +280,11 @@ class MemoryGame(ScriptedGame):
         """Construct the device side as firmware.app.main does, measuring after each step."""
         cfg = self.config
         self.base = held()
+        if hasattr(gc, "threshold"):
+            gc.threshold(GC_THRESHOLD_BYTES)  # as firmware.app.main does
         self.hw = build_hardware(cfg, self.factory)
         self._step("drivers")
-        searcher = Searcher(tt_entries=self.tt_entries, poll_nodes=cfg["poll_nodes"], clock_ms=self.now,
-                            seed=self.seed)
+        searcher = make_searcher(cfg, clock_ms=self.now, seed=self.seed, tt_entries=self.tt_entries)
         self._step("searcher")
         book = open_book_or_none(default_book_path()) if self.use_book else None
         self._step("book")
@@ -293,7 +294,7 @@ class MemoryGame(ScriptedGame):
         settings.ponder = self.ponder
         settings.book = self.use_book
         self.app = App(self.hw, searcher, book=book, journal=journal, ticks_ms=self.ticks, settings=settings,
-                       seed=self.seed)
+                       seed=self.seed, collect=gc.collect if hasattr(gc, "mem_alloc") else None)
         if self.node_cap:
             self._cap_nodes(self.app.computer, self.node_cap)
         self._step("app")
@@ -381,7 +382,10 @@ class MemoryGame(ScriptedGame):
             self.schedule(uci(self.reply))
 
     # ---- playing ------------------------------------------------------------------------
-    def run(self, max_plies=400, max_ms=10 * 3600 * 1000):
+    def run(self, max_plies=400, max_ms=10 * 3600 * 1000, moves=True):
+        """Play to the end; the figures (and with `moves` the game's moves as UCI text - a
+        list the harness would have to build inside the device's budget: main() prints them
+        one by one instead)."""
         app = self.app
         game = app.controller.game
         while not game.over and game.ply < max_plies and self.t < max_ms:
@@ -389,7 +393,7 @@ class MemoryGame(ScriptedGame):
         self._sample()
         end = held() - self.base
         return {
-            "moves": game.uci_moves(),
+            "moves": game.uci_moves() if moves else None,
             "result": game.result,
             "reason": game.reason_name(),
             "searches": app.searches,
@@ -467,11 +471,16 @@ def main(board, budget=0, node_cap=600, deep_nodes=0, journal_dir=None, sample_e
         micropython.mem_info()  # "max free sz" (in blocks) shows the free heap is one piece
     for name, n in g.build():
         print("STEP", name, n)
-    r = g.run()
+    r = g.run(moves=False)
     print("RESULT", r["result"], r["reason"].replace(" ", "_"), r["searches"], r["nodes"], r["ponder_hits"],
           r["level"])
-    print("MOVES", " ".join(r["moves"]))
+    game = g.app.controller.game
+    print("MOVES", end="")
+    for i in range(game.ply):
+        print(" " + uci(game.move_at(i)), end="")
+    print()
     print("PEAK", r["peak_live"], r["end_live"], r["deepest_ply"])
+    r = None  # harness memory (the moves as text): not in the device's heap during the deep search
     if deep_nodes:
         n, ply, peak = g.deep_search(deep_nodes)
         print("DEEP", n, ply, peak)
@@ -499,6 +508,22 @@ def build_tree(board, out_dir):
     return b
 
 
+def device_modules(tree):
+    """Every firmware module in `tree` (dotted names), imported before the game as a frozen
+    build has them all: the few the firmware imports lazily (e.g. the debouncer's) would
+    otherwise be charged to the game's heap."""
+    import os
+
+    out = []
+    top = os.path.join(tree, "firmware")
+    for dirpath, _, names in os.walk(top):
+        for name in sorted(names):
+            if name.endswith(".mpy"):
+                rel = os.path.relpath(os.path.join(dirpath, name[:-4]), tree).replace(os.sep, ".")
+                out.append(rel[:-9] if rel.endswith(".__init__") else rel)
+    return sorted(out)
+
+
 def run_probe(tree, board, heapsize="1M", timeout=600, **kwargs):
     """Run main(board, **kwargs) under MicroPython with the modules from `tree`; returns the
     parsed lines (see parse_probe). Raises RuntimeError with the output on failure."""
@@ -508,8 +533,9 @@ def run_probe(tree, board, heapsize="1M", timeout=600, **kwargs):
     from tests.mpy import micropython_path
 
     args = ", ".join("%s=%r" % kv for kv in sorted(kwargs.items()))
-    code = ("import gc\ngc.collect()\nbase = gc.mem_alloc()\nfrom tests.memory_probe import main\n"
-            "main(%r, import_base=base, %s)\n" % (board, args))
+    code = ("import gc\ngc.collect()\nbase = gc.mem_alloc()\nfor m in %r:\n    __import__(m)\n"
+            "from tests.memory_probe import main\nmain(%r, import_base=base, %s)\n"
+            % (device_modules(tree), board, args))
     env = dict(os.environ, MICROPYPATH=tree)
     proc = subprocess.run([micropython_path(), "-X", "heapsize=" + heapsize, "-c", code], cwd=tree, env=env,
                           capture_output=True, text=True, timeout=timeout)
