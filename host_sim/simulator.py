@@ -32,14 +32,13 @@ import importlib
 import threading
 import traceback
 
-from firmware.app import App
+from firmware.app import App, make_searcher
 from firmware.controller import ui as _ui
 from firmware.controller.journal import Journal
 from firmware.controller.settings import BLACK, NOBODY, WHITE, Settings
 from firmware.engine.fen import START_FEN, fen
 from firmware.engine.levels import DEFAULT_LEVEL
 from firmware.engine.notation import uci
-from firmware.engine.search import Searcher
 from firmware.io.leds import MODE_MASK
 from host_sim.clock import SimClock, SimulatorClosed, device_speed
 from host_sim.electronics import build_simulated
@@ -85,8 +84,7 @@ class Simulator:
         self._apply_occupancy()
         self.flash = flash if flash is not None else FakeFlash()
         journal = Journal("", open_fn=self.flash.open, fs=self.flash)
-        searcher = Searcher(tt_entries=tt_entries or self.config["tt_entries"], poll_nodes=self.config["poll_nodes"],
-                            clock_ms=self.clock.now_ms, seed=seed)
+        searcher = make_searcher(self.config, clock_ms=self.clock.now_ms, seed=seed, tt_entries=tt_entries)
         book_obj = None
         if book:
             from firmware.engine.book import default_book_path, open_book_or_none

@@ -7,6 +7,7 @@ import random
 
 import chess
 
+from firmware.controller.journal import Journal
 from firmware.engine.levels import find_level
 from host_sim import Simulator
 from host_sim.flash import FakeFlash
@@ -127,3 +128,38 @@ def _diff(board_field, board):
     for c in game - physical:
         out[cell_name(c)] = "on"
     return out
+
+
+def test_a_cut_between_the_mating_move_and_its_result_resumes_with_the_game_over():
+    """Fool's mate by hand; the flash is cut after every operation from the mating move on.
+    Whenever the mating move survived, the rebooted unit sees the game is over (it does not
+    wait for a move in a mated position) and writes the end itself."""
+    flash = FakeFlash()
+    sim = Simulator(seed=3, level=FUN, book=False, ponder=False, flash=flash, pass_us=PASS_US)
+    try:
+        sim.press("move", long=True)  # two players
+        for m in ("f2f3", "e7e5", "g2g4", "d8h4"):
+            sim.play(m)
+        assert sim.state()["result"] == "0-1"
+        pieces = sim.board_fen()
+    finally:
+        sim.close()
+    ops = list(flash.ops)
+    over = 0
+    for k in range(len(ops) + 1):
+        sim = Simulator(seed=3, flash=FakeFlash.replay(ops, k, None), pieces=pieces, book=False, ponder=False,
+                        pass_us=PASS_US)
+        try:
+            if len(sim.game()) == 4:
+                over += 1
+                assert sim.state()["result"] == "0-1" and sim.state()["phase"] == "over", k
+                sim.close()
+                again = Simulator(seed=3, flash=sim.flash, pieces=pieces, book=False, ponder=False, pass_us=PASS_US)
+                try:
+                    assert again.state()["result"] == "0-1"  # the end is in the journal now
+                    assert Journal("", open_fn=again.flash.open, fs=again.flash).load().result == "0-1"
+                finally:
+                    again.close()
+        finally:
+            sim.close()
+    assert over >= 2  # at least one cut fell between the mating move and its result

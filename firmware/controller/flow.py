@@ -247,6 +247,10 @@ class Controller(Features):
                     self.game.push(m)
                 if saved.result != "*":
                     self.game.finish(saved.result, saved.reason)
+                elif self.game.check_end():
+                    # its last move ended it (mate, a full game record, ...) but the power went
+                    # before the end was written: write it now, or the unit would play on
+                    self._journal("record_end", self.game.result, self.game.reason)
                 started = True
                 self.clock_restore = getattr(saved, "clock", None)
                 if 0 < self.settings.trainer <= len(_trainer.SETS):

@@ -43,9 +43,14 @@ class IllegalMoveError(ValueError):
     """A well-formed move that is not legal in the position."""
 
 
+# Move buffer shared by legal_moves and has_legal_move: neither calls out while using it, and
+# a fresh 1 KB array per call fragments a small heap (the controller asks after every move).
+_SCRATCH = array("i", bytes(4 * MAX_MOVES))
+
+
 def legal_moves(position):
     """A new list of the legal moves of the side to move."""
-    buf = array("i", bytes(4 * MAX_MOVES))
+    buf = _SCRATCH
     end = position.gen_moves(buf, 0)
     check = position.in_check()
     result = []
@@ -58,7 +63,8 @@ def legal_moves(position):
 
 
 def has_legal_move(position):
-    buf = array("i", bytes(4 * MAX_MOVES))
+    """True when the side to move has a legal move. Allocates nothing."""
+    buf = _SCRATCH
     end = position.gen_moves(buf, 0)
     check = position.in_check()
     for i in range(end):
