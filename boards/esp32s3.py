@@ -18,6 +18,7 @@ CONFIG = {
     "status": {"kind": "pin", "pin": 3, "active": 1},  # one LED (+ resistor) to GND
     "heap_bytes": 2 * 1024 * 1024,
     "tt_entries": 65536,
+    "stack_bytes": 16384,  # the C stack the search shares with the controller (MICROPY_TASK_STACK_SIZE of the esp32 port)
     "poll_nodes": 128,
     "settle_us": 0,
     "debounce_ms": 30,

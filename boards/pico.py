@@ -15,6 +15,7 @@ CONFIG = {
     "status": {"kind": "pixel"},  # a 65th WS2812 after h8 on the same chain
     "heap_bytes": 210 * 1024,
     "tt_entries": 4096,
+    "stack_bytes": 8192,  # the C stack the search shares with the controller (PICO_STACK_SIZE=0x2000 in MicroPython's rp2 port)
     "poll_nodes": 64,
     "settle_us": 10,
     "debounce_ms": 30,

@@ -11,6 +11,7 @@ CONFIG.update({
     "mcu": "RP2350",
     "heap_bytes": 460 * 1024,
     "tt_entries": 16384,
+    "stack_bytes": 12288,  # the C stack the search shares with the controller (rp2 port: 8 KB plus 4 KB extra on the RP2350)
     "poll_nodes": 128,
 })
 

@@ -300,11 +300,27 @@ class App:
         return out
 
 
-def make_searcher(config, clock_ms=None, seed=0, tt_entries=None):
+def make_searcher(config, clock_ms=None, seed=0, tt_entries=None, stack_bytes=0):
     """The board's Searcher: the config's `tt_entries` (or the one given), `poll_nodes` and
-    `move_stack` (default search.MOVE_STACK); boards/config.py validates them."""
+    `move_stack` (default search.MOVE_STACK); boards/config.py validates them. `stack_bytes`:
+    the C stack of the port it runs on - main() passes the config's on the board itself; the
+    simulator and the tests run on other ports and leave it 0 (unknown)."""
     return Searcher(tt_entries=tt_entries or config["tt_entries"], poll_nodes=config["poll_nodes"],
-                    clock_ms=clock_ms, seed=seed, move_stack=config.get("move_stack") or MOVE_STACK)
+                    clock_ms=clock_ms, seed=seed, move_stack=config.get("move_stack") or MOVE_STACK,
+                    stack_bytes=stack_bytes)
+
+
+# sys.platform of the MicroPython port each board's "mcu" runs
+_PORTS = {"RP2040": "rp2", "RP2350": "rp2", "ESP32": "esp32", "ESP32-S3": "esp32", "ESP32S3": "esp32"}
+
+
+def _board_stack_bytes(config):
+    """The config's `stack_bytes` when this is the board's own MicroPython port (not the unix
+    port of an emulated device, whose stack is another size), else 0."""
+    import sys
+
+    port = _PORTS.get(str(config.get("mcu", "")).upper())
+    return (config.get("stack_bytes") or 0) if port and sys.platform == port else 0
 
 
 def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
@@ -324,7 +340,7 @@ def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     hw = board_module.make_hardware()
     cfg = hw.config
     gc.collect()
-    searcher = make_searcher(cfg)
+    searcher = make_searcher(cfg, stack_bytes=_board_stack_bytes(cfg))
     book = open_book_or_none(book_path or default_book_path(), print)
     journal = Journal(journal_path)
     try:

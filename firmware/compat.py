@@ -14,6 +14,8 @@ and never branches on the interpreter itself.
   code for the board's CPU (about twice the speed of bytecode; `make flash` passes the
   board's `-march` to mpy-cross); the name itself is never looked up there. On CPython it is a
   stand-in whose `native` and `viper` return the function unchanged.
+- `stack_use()`: bytes of C stack in use (MicroPython; on a board, counted from the top of
+  the stack); 0 on CPython.
 - `IS_MICROPYTHON`: for tests and diagnostics only, never for logic.
 """
 import sys
@@ -22,7 +24,7 @@ IS_MICROPYTHON = sys.implementation.name == "micropython"
 
 if IS_MICROPYTHON:
     from micropython import const  # noqa: F401  (the compiler folds const() by name)
-    from micropython import heap_lock, heap_unlock  # noqa: F401
+    from micropython import heap_lock, heap_unlock, stack_use  # noqa: F401
     import micropython  # noqa: F401  (for `@micropython.native`; see the docstring)
 else:  # CPython (a `micropython` stub module may be installed there: do not import it)
 
@@ -33,6 +35,9 @@ else:  # CPython (a `micropython` stub module may be installed there: do not imp
         return None
 
     def heap_unlock():
+        return 0
+
+    def stack_use():
         return 0
 
     class micropython:  # noqa: N801  (spelled like the module the decorator names)

@@ -179,3 +179,19 @@ def test_a_game_that_fills_the_record_ends_as_a_draw_on_the_unit(tmp_path):
     saved = Journal(str(tmp_path)).load()
     assert len(saved.moves) == 24 and saved.result == RESULT_DRAW and saved.reason == ADJUDICATED
     assert os.path.isdir(str(tmp_path))
+
+
+def test_the_stack_size_applies_only_on_the_boards_own_port(monkeypatch):
+    import sys
+
+    from boards.esp32 import CONFIG as ESP32
+    from boards.pico import CONFIG as PICO
+    from firmware import app
+
+    assert app._board_stack_bytes(PICO) == 0  # CPython on a PC: not the rp2 port
+    monkeypatch.setattr(sys, "platform", "rp2")
+    assert app._board_stack_bytes(PICO) == PICO["stack_bytes"] == 8192
+    assert app._board_stack_bytes(ESP32) == 0
+    monkeypatch.setattr(sys, "platform", "esp32")
+    assert app._board_stack_bytes(ESP32) == 16384
+    assert app.make_searcher(ESP32, stack_bytes=16384).stack_limit > 0

@@ -398,3 +398,9 @@ def test_an_unrelated_runtime_error_is_not_taken_for_a_stack_overflow():
     searcher.poll_nodes = 1
     with pytest.raises(RuntimeError, match="bug in the poll"):
         searcher.search(Position(), Limits(depth=4), poll)
+
+
+@pytest.mark.parametrize("bad", [-1, 100, 2560, "8192", 1.5])
+def test_a_bad_stack_size_is_refused_with_a_clear_error(bad):
+    with pytest.raises(SearchError, match="stack_bytes"):
+        Searcher(tt_entries=256, stack_bytes=bad)

@@ -168,3 +168,45 @@ def test_running_out_of_c_stack_redoes_the_depth_shallower_under_micropython():
     assert 2 <= int(first) < int(top)  # the limit came down
     assert int(later) == int(first)  # and the second search did not hit the stack again
     assert unchanged == "1" and sp == "0"
+
+
+def test_a_known_stack_size_keeps_room_for_the_poll_function_under_micropython():
+    """With `stack_bytes` (a board config's C stack), a poll that finds less than
+    STACK_RESERVE left is skipped - the controller's own calls must never be the ones to run
+    out of stack - and the ply limit comes down to that depth; the search still finishes."""
+    fen_text = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    out = run_mpy(
+        "import micropython\n"
+        "from firmware.engine.position import Position\n"
+        "from firmware.engine.search import Searcher, Limits, MAX_PLY, STACK_RESERVE\n"
+        "from firmware.engine.notation import uci\n"
+        "base = micropython.stack_use()\n"
+        "size = base + STACK_RESERVE + 7000\n"
+        "seen = [0, 0]\n"
+        "def poll(s):\n"
+        "    seen[0] = max(seen[0], micropython.stack_use())\n"
+        "    seen[1] += 1\n"
+        "    return False\n"
+        "s = Searcher(tt_entries=1024, poll_nodes=16, stack_bytes=size)\n"
+        "r = s.search(Position(%r), Limits(depth=7), poll)\n"
+        "print(uci(r.best_move), r.depth, s.stack_ply, MAX_PLY - 1, seen[0] <= size - STACK_RESERVE + 512, seen[1])\n"
+        % fen_text
+    )
+    move, depth, limit, top, roomy, polls = out.split()
+    assert move in {m.uci() for m in chess.Board(fen_text).legal_moves}
+    assert int(depth) == 7 and 2 <= int(limit) < int(top) and int(polls) > 100
+    assert roomy == "True"  # every poll ran with the reserve (less its own call) still free
+
+
+def test_without_a_stack_size_nothing_changes_under_micropython():
+    fen_text = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    ours = Searcher(tt_entries=1024, poll_nodes=16).search(Position(fen_text), Limits(depth=6))
+    out = run_mpy(
+        "from firmware.engine.position import Position\n"
+        "from firmware.engine.search import Searcher, Limits\n"
+        "s = Searcher(tt_entries=1024, poll_nodes=16)\n"
+        "r = s.search(Position(%r), Limits(depth=6))\n"
+        "print(r.nodes, s.stack_ply)\n" % fen_text
+    )
+    nodes, limit = out.split()
+    assert int(nodes) == ours.nodes and int(limit) == 63

@@ -34,7 +34,7 @@ mates at the horizon are seen. Numbers live in tunables.py.
 """
 from array import array
 
-from firmware.compat import const, micropython, ticks_diff, ticks_ms
+from firmware.compat import const, micropython, stack_use, ticks_diff, ticks_ms
 from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
     ASPIRATION,
     DELTA_MARGIN,
@@ -63,6 +63,7 @@ MATE_BOUND = const(29000)  # |score| >= MATE_BOUND: a forced mate
 INF = const(32000)
 MAX_PLY = const(64)
 STACK_MARGIN_PLIES = const(3)  # after running out of C stack, search this much shallower
+STACK_RESERVE = const(2560)  # C stack bytes kept free for the poll function's own calls
 MAX_DEPTH = const(60)
 PV_PLY = const(32)
 MOVE_STACK = const(2048)  # moves of all plies on the current path (each ply <= 218)
@@ -143,9 +144,10 @@ class Searcher:
     fit 256 more is searched as a leaf);
     `poll_nodes`: nodes between calls of poll and clock checks; `clock_ms`: zero-argument
     callable returning milliseconds (default compat.ticks_ms); `seed`: mixes into the
-    evaluation noise of fun levels (set_noise)."""
+    evaluation noise of fun levels (set_noise); `stack_bytes`: the board's C stack size
+    (0 = unknown; see docs/engine.md, "Machine code and the C stack")."""
 
-    def __init__(self, tt_entries=4096, poll_nodes=256, clock_ms=None, seed=0, move_stack=MOVE_STACK):
+    def __init__(self, tt_entries=4096, poll_nodes=256, clock_ms=None, seed=0, move_stack=MOVE_STACK, stack_bytes=0):
         if not isinstance(poll_nodes, int) or poll_nodes < 1:
             raise SearchError("poll_nodes must be a positive int, got %r" % (poll_nodes,))
         _init_eval()
@@ -184,6 +186,13 @@ class Searcher:
         # out of stack; see _out_of_stack.
         self.stack_ply = MAX_PLY - 1
         self.stack_retry = False
+        # The board's C stack size (0: unknown). When a poll finds less than STACK_RESERVE
+        # of it left, the poll function is not called (its own calls could overflow it in
+        # the middle of the controller's work) and the ply limit comes down to there.
+        if not isinstance(stack_bytes, int) or stack_bytes < 0 or 0 < stack_bytes <= STACK_RESERVE:
+            raise SearchError("stack_bytes must be 0 or an int above %d, got %r" % (STACK_RESERVE, stack_bytes))
+        self.stack_limit = stack_bytes - STACK_RESERVE if stack_bytes else 0
+        self.root_ply = 0
         self.poll = None
         self.nodes = 0
         self.next_check = 0
@@ -253,6 +262,14 @@ class Searcher:
                 nxt = limit
         self.next_check = nxt
         poll = self.poll
+        if self.stack_limit and stack_use() > self.stack_limit:
+            limit = self.pos.ply - self.root_ply - 1
+            if limit < 2:
+                limit = 2
+            if limit < self.max_ply:
+                self.max_ply = limit
+                self.stack_ply = limit
+            poll = None  # the next poll comes when the line is shallower again
         if poll is not None and poll(self):
             self.stopped = True
             return
@@ -277,6 +294,7 @@ class Searcher:
         if not isinstance(limits, Limits):
             raise SearchError("limits must be a Limits, got %r" % (limits,))
         self.pos = position
+        self.root_ply = position.ply
         self.limits = limits
         self.exhaustive = bool(limits.mate)
         self.poll = poll
