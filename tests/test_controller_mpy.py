@@ -109,3 +109,33 @@ def test_the_lock_would_catch_an_allocation():
     # the harness itself can fail: an allocating call under the lock is reported
     out = run_mpy(SETUP + 'locked("alloc", lambda: [1, 2, 3], 3)\n')
     assert "alloc allocated" in out
+
+
+def test_a_game_ended_by_its_last_move_resumes_ended_under_micropython(tmp_path):
+    """The journal holds Fool's mate but not its end (the power went in between): booting
+    under MicroPython finds the game over and writes the end (tests/test_journal_powercut.py
+    cuts at every flash operation under CPython)."""
+    head = SETUP.split("T = [0]")[0]
+    code = head + r"""
+from firmware.controller.journal import Journal
+from firmware.engine.position import Position
+from firmware.engine.notation import parse_uci
+folder = %r
+j = Journal(folder)
+j.start_game(None)
+p = Position()
+for text in ("f2f3", "e7e5", "g2g4", "d8h4"):
+    m = parse_uci(p, text)
+    j.record_move(m)
+    p.make(m)
+print("before", Journal(folder).load().result)
+T = [0]
+def ticks():
+    T[0] += 2
+    return T[0]
+app = App(hw, Searcher(tt_entries=256, poll_nodes=64, clock_ms=lambda: T[0]), journal=Journal(folder), ticks_ms=ticks)
+app.boot(ticks())
+print("after", app.controller.game.over, app.controller.game.result, Journal(folder).load().result)
+""" % str(tmp_path)
+    out = run_mpy(code).split()
+    assert out == ["before", "*", "after", "True", "0-1", "0-1"]
