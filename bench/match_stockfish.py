@@ -96,10 +96,19 @@ def main(argv=None):
     theirs.configure({"UCI_LimitStrength": True, "UCI_Elo": args.elo, "Threads": 1, "Hash": 16})
     print("Reedchess (%s) vs Stockfish UCI_Elo %d, %d ms per move, %d games" % (
         "CPython" if args.cpython else "MicroPython", args.elo, movetime_ms, args.games))
-    results = []
     t0 = time.time()
+    results = play_match(ours, theirs, limit, args.games)
+    diff, lo, hi = summarize(results)
+    print("estimated rating %.0f (%.0f .. %.0f) on Stockfish's UCI_Elo scale; %.0f s" % (
+        args.elo + diff, args.elo + lo, args.elo + hi, time.time() - t0))
+
+
+def play_match(ours, theirs, limit, games):
+    """`games` games from OPENINGS, each opening with both colours; print each game; quit
+    both engines at the end. Returns our score of every game (1, 0.5 or 0)."""
+    results = []
     try:
-        for i in range(args.games):
+        for i in range(games):
             fen = OPENINGS[(i // 2) % len(OPENINGS)]
             ours_white = i % 2 == 0
             score, board, how = play_game(ours, theirs, fen, ours_white, limit)
@@ -110,6 +119,11 @@ def main(argv=None):
     finally:
         ours.quit()
         theirs.quit()
+    return results
+
+
+def summarize(results):
+    """Print the score and the Elo difference with its 95 % interval; return (diff, lo, hi)."""
     n = len(results)
     mean = sum(results) / n
     var = sum((r - mean) ** 2 for r in results) / max(1, n - 1)
@@ -121,8 +135,7 @@ def main(argv=None):
     losses = results.count(0.0)
     print("score %.1f/%d (+%d =%d -%d) = %.1f%%" % (sum(results), n, wins, draws, losses, 100 * mean))
     print("elo difference %+.0f (95%% interval %+.0f .. %+.0f)" % (diff, lo, hi))
-    print("estimated rating %.0f (%.0f .. %.0f) on Stockfish's UCI_Elo scale; %.0f s" % (
-        args.elo + diff, args.elo + lo, args.elo + hi, time.time() - t0))
+    return diff, lo, hi
 
 
 if __name__ == "__main__":

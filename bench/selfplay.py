@@ -11,7 +11,8 @@ reproducible and independent of the machine's load, so small differences show wi
 games than a timed match needs; the price is that a change which makes nodes cheaper or
 dearer is not rewarded or punished for it here (bench/search_speed.py measures that). Games
 start from the openings of match_stockfish.py, each played with both colours, own books off.
-Prints every game, the score of the working tree and an Elo difference with a 95 % interval.
+Prints every game, the score of the working tree and an Elo difference with a 95 % interval
+(match_stockfish.play_match and summarize).
 """
 import argparse
 import os
@@ -25,7 +26,7 @@ import chess.engine
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from bench.match_stockfish import OPENINGS, elo_from_score, play_game  # noqa: E402
+from bench.match_stockfish import OPENINGS, play_match, summarize  # noqa: E402
 
 
 def export_revision(revision, folder):
@@ -51,31 +52,7 @@ def main(argv=None):
         ours, theirs = open_engine(ROOT), open_engine(base_dir)
         limit = chess.engine.Limit(nodes=args.nodes)
         print("working tree vs %s, %d nodes per move, %d games" % (args.base, args.nodes, args.games))
-        total = 0.0
-        wins = draws = losses = 0
-        results = []
-        try:
-            for i in range(args.games):
-                fen = OPENINGS[(i // 2) % len(OPENINGS)]
-                ours_white = i % 2 == 0
-                score, board, how = play_game(ours, theirs, fen, ours_white, limit)
-                results.append(score)
-                total += score
-                wins += score == 1.0
-                draws += score == 0.5
-                losses += score == 0.0
-                print("game %2d  %s  %-4s  %-22s %3d plies  running %.1f/%d" % (
-                    i + 1, "white" if ours_white else "black", {1.0: "win", 0.5: "draw", 0.0: "loss"}[score],
-                    how, len(board.move_stack), total, i + 1), flush=True)
-        finally:
-            ours.quit()
-            theirs.quit()
-    n = len(results)
-    p = total / n
-    sd = (sum((r - p) ** 2 for r in results) / n) ** 0.5 / n ** 0.5
-    print("score %.1f/%d (+%d =%d -%d) = %.1f%%" % (total, n, wins, draws, losses, 100 * p))
-    print("elo difference %+.0f (95%% interval %+.0f .. %+.0f)" % (
-        elo_from_score(p), elo_from_score(p - 1.96 * sd), elo_from_score(p + 1.96 * sd)))
+        summarize(play_match(ours, theirs, limit, args.games))
 
 
 if __name__ == "__main__":
