@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv test test-fast sim sim-web test-browser bench bench-search match perft-speed flash mpy package lint book clean help
+.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web test-browser bench bench-search match perft-speed flash mpy package lint book clean help
 
 all: test
 
@@ -19,14 +19,25 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+## emulators: install the emulated stock Pico (npm rp2040js 1.4.1 + ../shared/rp2040) into .cache/rp2040/
+## and MicroPython's WebAssembly port (npm, pinned) into .cache/mpwasm/ (docs/emulated-pico.md); needs node + npm
+emulators: $(STAMP)
+	@rc=0; $(PY) -m tools.emulated_pico install || rc=1; $(PY) -m tools.wasm_port install || rc=1; exit $$rc
+
+# make test installs them too, but goes on without them: their tests then skip with the reason
+emulators-if-possible: $(STAMP)
+	@-$(PY) -m tools.emulated_pico install >/dev/null 2>&1 || echo "note: no emulated Pico ($$(cat .cache/rp2040/INSTALL-FAILED 2>/dev/null)): its tests skip"
+	@-$(PY) -m tools.wasm_port install >/dev/null 2>&1 || echo "note: no MicroPython wasm port ($$(cat .cache/mpwasm/INSTALL-FAILED 2>/dev/null)): its tests skip"
+
 ## test: every test, CPython and MicroPython (pytest's exit 5, "no tests ran", is a failure);
-## the headless-Chromium tests of the web page included (skipped, with the reason, without chromium + chromedriver)
-test: $(STAMP)
+## the headless-Chromium tests of the web page included (skipped, with the reason, without chromium + chromedriver);
+## the emulated-Pico and wasm-port tests included (installed first; skipped, with the reason, without node/npm)
+test: $(STAMP) emulators-if-possible
 	@$(PY) -m pytest -n $(JOBS) -q tests; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
 
 ## test-fast: skip tests marked slow
-test-fast: $(STAMP)
+test-fast: $(STAMP) emulators-if-possible
 	$(PY) -m pytest -n $(JOBS) -q -m "not slow" tests
 
 ## sim: the desktop simulator in this terminal (ARGS=--web for the browser page)
@@ -89,7 +100,7 @@ package: $(STAMP)
 	$(PY) -m tools.package
 
 clean:
-	rm -rf $(VENV) build .pytest_cache .hypothesis
+	rm -rf $(VENV) build .pytest_cache .hypothesis .cache
 
 help:
 	@grep -E '^## ' Makefile | sed 's/^## //'
