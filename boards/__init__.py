@@ -1,2 +1,43 @@
 """Board configurations: pin maps, device kinds, memory and engine limits per board.
-The only place that imports `machine`, `neopixel`, `rp2` or Blinka (inside functions)."""
+The only place that imports `machine`, `neopixel`, `rp2` or Blinka (inside functions).
+
+`Hardware` lives here, not in boards.config, so a board can drop the config checking and
+building code after start-up (boards.machine_factory releases it) and keep only this small
+class and the drivers."""
+
+
+class Hardware:
+    """Every driver of one board: sensors (scan_into), leds, buttons, buzzer (or None),
+    display (or None), status light (or None), the config they were built from, and
+    `faults`: short human strings for devices that did not answer at start-up or since
+    (e.g. "display: no SSD1306 at I2C 0x3C"); empty when all is well. Drivers append to the
+    same list, once per device; a failed device's driver then does nothing."""
+
+    def __init__(self, config, sensors, leds, buttons, buzzer=None, display=None, status=None, faults=None):
+        self.config = config
+        self.sensors = sensors
+        self.leds = leds
+        self.buttons = buttons
+        self.buzzer = buzzer
+        self.display = display
+        self.status = status
+        self.faults = [] if faults is None else faults
+
+    def make_debouncer(self, capacity=64):
+        """An OccupancyDebouncer with this board's debounce_ms."""
+        from firmware.io.debounce import OccupancyDebouncer
+
+        return OccupancyDebouncer(self.config["debounce_ms"], capacity=capacity)
+
+
+def release(*names):
+    """Forget modules that are no longer needed (`boards.config` after building), so their
+    code can be collected: out of sys.modules and off their package."""
+    import sys
+
+    for name in names:
+        sys.modules.pop(name, None)
+        dot = name.rfind(".")
+        parent = sys.modules.get(name[:dot]) if dot > 0 else None
+        if parent is not None:
+            parent.__dict__.pop(name[dot + 1:], None)

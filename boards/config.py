@@ -28,6 +28,7 @@ CONFIG keys (see docs/io.md for the full table):
     status (a status light: {kind: pixel} = one more WS2812 after the 64 of a neopixel
     board, or {kind: pin, pin, active} = one LED on a pin; absent or None: no status light).
 """
+from boards import Hardware  # noqa: F401 (boards.config.Hardware, as before)
 from firmware.io.buttons import REQUIRED, Buttons
 from firmware.io.cellmap import CellMapError, make_cell_map
 
@@ -193,29 +194,13 @@ def memory_size(config, key):
     return SIZES[key][0] if v is None else v
 
 
-class Hardware:
-    """Every driver of one board: sensors (scan_into), leds, buttons, buzzer (or None),
-    display (or None), status light (or None), and the config they were built from."""
-
-    def __init__(self, config, sensors, leds, buttons, buzzer=None, display=None, status=None):
-        self.config = config
-        self.sensors = sensors
-        self.leds = leds
-        self.buttons = buttons
-        self.buzzer = buzzer
-        self.display = display
-        self.status = status
-
-    def make_debouncer(self, capacity=64):
-        """An OccupancyDebouncer with this board's debounce_ms."""
-        from firmware.io.debounce import OccupancyDebouncer
-
-        return OccupancyDebouncer(self.config["debounce_ms"], capacity=capacity)
-
-
 def build_hardware(config, factory):
-    """Validate `config` and build all its drivers with `factory` (protocol above)."""
+    """Validate `config` and build all its drivers with `factory` (protocol above).
+
+    A device that does not answer (the display: OSError) is no reason to stop: it goes into
+    `hw.faults` and its driver does nothing (or is None when it could not be made at all)."""
     validate(config)
+    faults = []
     pullups = config.get("external_pullups") or ()
 
     def pull(p):
@@ -276,8 +261,12 @@ def build_hardware(config, factory):
     if d is not None:
         from firmware.io.ssd1306 import Ssd1306
 
-        i2c = factory.i2c(d.get("i2c", 0), d["scl"], d["sda"], d.get("freq_hz", 400000))
-        display = Ssd1306(i2c, addr=d.get("addr", 0x3C))
+        try:
+            i2c = factory.i2c(d.get("i2c", 0), d["scl"], d["sda"], d.get("freq_hz", 400000))
+        except (OSError, ValueError) as e:  # e.g. the port's I2C rejects the pins
+            faults.append("display: no I2C bus %s (%s)" % (d.get("i2c", 0), e))
+        else:
+            display = Ssd1306(i2c, addr=d.get("addr", 0x3C), faults=faults)
     status = None
     st = config.get("status")
     if st is not None:
@@ -288,4 +277,4 @@ def build_hardware(config, factory):
         else:
             a = st.get("active", 1)
             status = PinStatusLight(factory.pin(st["pin"], "out", value=1 - a), active=a)
-    return Hardware(config, sensors, leds, buttons, buzzer, display, status)
+    return Hardware(config, sensors, leds, buttons, buzzer, display, status, faults)

@@ -13,8 +13,9 @@ CONFIG = {
     "buzzer": {"pin": 21},
     "display": {"kind": "ssd1306", "i2c": 1, "sda": 26, "scl": 27, "addr": 0x3C, "freq_hz": 400000},
     "status": {"kind": "pixel"},  # a 65th WS2812 after h8 on the same chain
-    "heap_bytes": 210 * 1024,
-    "tt_entries": 4096,
+    "heap_bytes": 229680,  # gc.mem_free() right after boot: stock MicroPython 1.29, emulated Pico
+    "tt_entries": 2048,
+    "move_stack": 1024,  # searches like 2048 at the top level (tests/test_memory_config.py)
     "stack_bytes": 8192,  # the C stack the search shares with the controller (PICO_STACK_SIZE=0x2000 in MicroPython's rp2 port)
     "poll_nodes": 64,
     "settle_us": 10,

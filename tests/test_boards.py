@@ -138,3 +138,96 @@ def test_boards_load_and_build_under_micropython():
         "esp32s3 Shift165 LedMatrix 5",
         "rpi_blinka Shift165 EdgeLeds 5",
     ]
+
+
+def test_every_board_reports_no_faults_when_all_devices_answer():
+    for name in BOARDS:
+        assert build_simulated(_config(name))[1].faults == []
+
+
+def _pico_without(device_missing):
+    from host_sim.electronics import VirtualBoardElectronics
+
+    cfg = _config("pico")
+    elec = VirtualBoardElectronics(cfg)
+    factory = FakePinFactory(elec)
+    if device_missing == "display":
+        elec.i2c.devices.clear()  # nothing on the I2C bus: every writeto raises OSError (ENODEV)
+    elif device_missing == "bus":
+        def no_bus(*args):
+            raise ValueError("bad SCL pin")
+        factory.i2c = no_bus
+    return elec, build_hardware(cfg, factory)
+
+
+def test_nothing_on_the_i2c_bus_is_a_fault_not_a_crash():
+    elec, hw = _pico_without("display")
+    assert hw.faults == ["display: no SSD1306 at I2C 0x3C"]
+    bitmap = bytearray(8)
+    hw.sensors.scan_into(bitmap)  # the rest of the board works as before
+    hw.leds.show({12: 1})
+    hw.leds.update(0)
+    assert list(elec.led_cells()) == [12]
+    hw.display.show_text(("Reedchess", "ready"))  # a silent no-op
+    hw.buzzer.play((440, 10))
+    hw.buzzer.update(0)
+    hw.status.set(0, 1)
+    hw.status.update(0)
+    assert hw.faults == ["display: no SSD1306 at I2C 0x3C"]  # reported once
+    assert hw.display.text == ("Reedchess", "ready")
+
+
+def test_an_i2c_bus_the_port_refuses_is_a_fault_and_no_display():
+    _elec, hw = _pico_without("bus")
+    assert hw.display is None and hw.faults == ["display: no I2C bus 1 (bad SCL pin)"]
+
+
+def test_machine_factory_builds_with_nothing_attached_and_releases_the_config_code():
+    # On a board make_hardware() goes through boards.machine_factory; a fake `machine` module
+    # where the I2C device never answers (ETIMEDOUT, as on the emulated Pico with no display).
+    out = run_mpy(
+        "import sys, gc\n"
+        "class Pin:\n"
+        "    OUT = 1; IN = 0; PULL_UP = 1\n"
+        "    def __init__(s, n, mode=0, pull=None, value=None): s.v = 1 if value is None else value\n"
+        "    def value(s, v=None):\n"
+        "        if v is None: return s.v\n"
+        "        s.v = v\n"
+        "class PWM:\n"
+        "    def __init__(s, pin): pass\n"
+        "    def freq(s, f): pass\n"
+        "    def duty_u16(s, d): pass\n"
+        "class I2C:\n"
+        "    def __init__(s, bus, scl=None, sda=None, freq=0): s.n = 0\n"
+        "    def writeto(s, a, b):\n"
+        "        s.n += 1\n"
+        "        raise OSError(110)\n"
+        "class NeoPixel:\n"
+        "    def __init__(s, pin, n): s.n = n\n"
+        "    def __setitem__(s, i, v): pass\n"
+        "    def write(s): pass\n"
+        "class M: pass\n"
+        "machine = M(); machine.Pin = Pin; machine.PWM = PWM; machine.I2C = I2C\n"
+        "neopixel = M(); neopixel.NeoPixel = NeoPixel\n"
+        "sys.modules['machine'] = machine; sys.modules['neopixel'] = neopixel\n"
+        "import time\n"
+        "if not hasattr(time, 'sleep_us'): time.sleep_us = lambda us: None\n"
+        "import boards.pico, boards\n"
+        "hw = boards.pico.make_hardware()\n"
+        "print(hw.faults)\n"
+        "print('boards.config' in sys.modules, 'boards.machine_factory' in sys.modules,\n"
+        "      hasattr(boards, 'config'), hasattr(boards, 'machine_factory'))\n"
+        "b = bytearray(8); hw.sensors.scan_into(b); print(list(b))\n"
+        "hw.leds.set(12, 1); hw.leds.update(0)\n"
+        "hw.display.show_text(('Reedchess', 'ready')); print(hw.display._i2c.n)\n"
+        "hw.buzzer.play((440, 10)); hw.buzzer.update(0); hw.status.set(2, 1); hw.status.update(0)\n"
+        "print(hw.faults, type(hw).__name__)\n",
+        heapsize="210K",
+    )
+    assert out.split("\n")[:5] == [
+        "['display: no SSD1306 at I2C 0x3C']",
+        "False False False False",
+        "[0, 0, 0, 0, 0, 0, 0, 0]",
+        "1",
+        "['display: no SSD1306 at I2C 0x3C'] Hardware",
+    ]

@@ -138,8 +138,33 @@ def test_display_errors():
         d.show_text(["a"] * 5, scale=2)
     with pytest.raises(DisplayError, match="strings"):
         d.show_text([42])
-    with pytest.raises(OSError):
-        Ssd1306(FakeI2C(), addr=0x3D)  # nothing answers at that address
+
+def test_display_that_does_not_answer_is_a_fault_reported_once_then_a_no_op():
+    i2c = FakeI2C()
+    i2c.attach(0x3C, FakeSsd1306())
+    faults = []
+    d = Ssd1306(i2c, addr=0x3D, faults=faults)  # nothing answers at that address
+    assert faults == ["display: no SSD1306 at I2C 0x3D"] and d.fault == faults[0]
+    assert len(i2c.log) == 1  # gave up after the first write
+    d.show_text(("still", "fine"))
+    d.contrast(3)
+    d.power(False)
+    assert d.text == ("still", "fine") and faults == [d.fault] and len(i2c.log) == 1
+    with pytest.raises(DisplayError, match="strings"):
+        d.show_text([42])  # bad input is still an error
+
+
+def test_display_unplugged_later_is_reported_once():
+    i2c = FakeI2C()
+    screen = i2c.attach(0x3C, FakeSsd1306())
+    faults = []
+    d = Ssd1306(i2c, faults=faults)
+    d.show_text("e2e4")
+    assert screen.read_text() == ["e2e4"] and faults == [] and d.fault is None
+    del i2c.devices[0x3C]
+    for _ in range(3):
+        d.show_text("e7e5")
+    assert faults == ["display: no SSD1306 at I2C 0x3C"]
 
 
 def _i2c_with_screen():

@@ -1,14 +1,19 @@
 """SSD1306 128x64 OLED on I2C: text only, with the built-in 5x7 font (no framebuf needed).
 
-    display = Ssd1306(i2c, addr=0x3C)
+    display = Ssd1306(i2c, addr=0x3C, faults=hw_faults)
     display.show_text("e2e4")                       # one line
     display.show_text(("Level 3", "+0.35", "e7e5"))  # up to 8 lines (scale 1, 21 chars each)
     display.show_text(("e2e4", "Lvl 3"), scale=2)    # up to 4 lines of 10 big characters
 
 The I2C object needs only `writeto(addr, buf)` (MicroPython's machine.I2C; boards/blinka.py
-wraps busio.I2C). One 1025-byte buffer (control byte + 1024 bytes of display RAM) is
-allocated in the constructor and sent in one transfer. `text` keeps the lines last shown
-(the simulator reads them). Text longer than a line is cut; missing glyphs show as '?'.
+wraps busio.I2C). The screen is drawn one page (8 pixel rows) at a time into one 129-byte
+buffer (control byte + 128 columns), so the driver holds no 1 KB frame. `text` keeps the
+lines last shown (the simulator reads them). Text longer than a line is cut; missing glyphs
+show as '?'.
+
+A display that does not answer (OSError from writeto: nothing at that address, a loose
+wire) does not stop the board: the driver sets `fault` to a short message, appends it once
+to the `faults` list it was given (the board's `hw.faults`) and from then on draws nothing.
 """
 from firmware.compat import const
 from firmware.io.font5x7 import FONT5X7, glyph_offset
@@ -19,23 +24,24 @@ _PAGES = const(8)
 _CHAR_W = const(6)  # 5 columns + 1 space
 
 _INIT = (
-    0xAE,  # display off
-    0xD5, 0x80,  # clock divide
-    0xA8, 0x3F,  # multiplex 64
-    0xD3, 0x00,  # display offset
-    0x40,  # start line 0
-    0x8D, 0x14,  # charge pump on
-    0x20, 0x00,  # horizontal addressing
-    0xA1,  # segment remap (column 127 = SEG0)
-    0xC8,  # COM scan descending
-    0xDA, 0x12,  # COM pins
-    0x81, 0xCF,  # contrast
-    0xD9, 0xF1,  # pre-charge
-    0xDB, 0x40,  # VCOMH
-    0xA4,  # follow RAM
-    0xA6,  # normal (not inverted)
-    0xAF,  # display on
+    b"\xae"  # display off
+    b"\xd5\x80"  # clock divide
+    b"\xa8\x3f"  # multiplex 64
+    b"\xd3\x00"  # display offset
+    b"\x40"  # start line 0
+    b"\x8d\x14"  # charge pump on
+    b"\x20\x00"  # horizontal addressing
+    b"\xa1"  # segment remap (column 127 = SEG0)
+    b"\xc8"  # COM scan descending
+    b"\xda\x12"  # COM pins
+    b"\x81\xcf"  # contrast
+    b"\xd9\xf1"  # pre-charge
+    b"\xdb\x40"  # VCOMH
+    b"\xa4"  # follow RAM
+    b"\xa6"  # normal (not inverted)
+    b"\xaf"  # display on
 )
+_WINDOW = b"\x21\x00\x7f\x22\x00\x07"  # columns 0..127, pages 0..7: the whole screen
 
 
 class DisplayError(ValueError):
@@ -43,23 +49,33 @@ class DisplayError(ValueError):
 
 
 class Ssd1306:
-    def __init__(self, i2c, addr=0x3C):
+    def __init__(self, i2c, addr=0x3C, faults=None):
         if i2c is None:
             raise DisplayError("SSD1306 needs an I2C object")
         self._i2c = i2c
         self.addr = addr
-        self._buf = bytearray(1 + WIDTH * _PAGES)
-        self._buf[0] = 0x40  # control byte: data follows
+        self.fault = None
+        self._faults = faults
+        self._buf = bytearray(1 + WIDTH)
         self._cmd = bytearray(2)
+        self._cmd[0] = 0x80  # control byte: one command follows
         self.text = ()
         for c in _INIT:
             self.command(c)
         self.show_text(())
 
+    def _send(self, buf):
+        if self.fault is None:
+            try:
+                self._i2c.writeto(self.addr, buf)
+            except OSError:
+                self.fault = "display: no SSD1306 at I2C 0x%02X" % self.addr
+                if self._faults is not None:
+                    self._faults.append(self.fault)
+
     def command(self, c):
-        self._cmd[0] = 0x80  # control byte: one command follows
         self._cmd[1] = c
-        self._i2c.writeto(self.addr, self._cmd)
+        self._send(self._cmd)
 
     def contrast(self, level):
         """Brightness 0..255."""
@@ -80,46 +96,38 @@ class Ssd1306:
         if scale not in (1, 2):
             raise DisplayError("scale must be 1 or 2, got %r" % (scale,))
         lines = (line_or_lines,) if isinstance(line_or_lines, str) else tuple(line_or_lines)
-        rows = _PAGES // scale
-        if len(lines) > rows:
-            raise DisplayError("%d lines do not fit: %d at scale %d" % (len(lines), rows, scale))
-        fb = self._buf
-        for i in range(1, len(fb)):
-            fb[i] = 0
-        width = self.max_chars(scale)
-        for row in range(len(lines)):
-            line = lines[row]
+        if len(lines) > _PAGES // scale:
+            raise DisplayError("%d lines do not fit: %d at scale %d" % (len(lines), _PAGES // scale, scale))
+        for line in lines:
             if not isinstance(line, str):
                 raise DisplayError("display lines must be strings, got %r" % (line,))
-            for col in range(min(len(line), width)):
-                self._draw(ord(line[col]), col * _CHAR_W * scale, row * scale, scale)
         self.text = lines
-        self._flush()
-
-    def _draw(self, code, x, page, scale):
-        fb = self._buf
-        off = glyph_offset(code)
-        for i in range(5):
-            bits = FONT5X7[off + i]
-            if scale == 1:
-                fb[1 + page * WIDTH + x + i] = bits
-            else:
-                lo = _stretch(bits & 15)
-                hi = _stretch(bits >> 4)
-                at = 1 + page * WIDTH + x + 2 * i
-                fb[at] = fb[at + 1] = lo
-                fb[at + WIDTH] = fb[at + WIDTH + 1] = hi
-
-    def _flush(self):
-        for c in (0x21, 0, WIDTH - 1, 0x22, 0, _PAGES - 1):  # whole screen
+        for c in _WINDOW:
             self.command(c)
-        self._i2c.writeto(self.addr, self._buf)
-
-
-def _stretch(nibble):
-    """4 bits -> 8 bits, each bit doubled (for scale 2)."""
-    out = 0
-    for k in range(4):
-        if nibble & (1 << k):
-            out |= 3 << (2 * k)
-    return out
+        fb = self._buf
+        fb[0] = 0x40  # control byte: data follows
+        width = WIDTH // (_CHAR_W * scale)
+        for page in range(_PAGES):
+            if self.fault is not None:
+                return
+            for i in range(1, WIDTH + 1):
+                fb[i] = 0
+            row = page // scale
+            if row < len(lines):
+                line = lines[row]
+                shift = 4 * (page - row * scale)  # scale 2: top page low nibble, then high
+                for col in range(min(len(line), width)):
+                    off = glyph_offset(ord(line[col]))
+                    x = 1 + col * _CHAR_W * scale
+                    for i in range(5):
+                        bits = FONT5X7[off + i]
+                        if scale == 1:
+                            fb[x + i] = bits
+                        else:
+                            bits = (bits >> shift) & 15
+                            wide = 0
+                            for k in range(4):  # each bit doubled
+                                if bits & (1 << k):
+                                    wide |= 3 << (2 * k)
+                            fb[x + 2 * i] = fb[x + 2 * i + 1] = wide
+            self._send(fb)
