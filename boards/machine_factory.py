@@ -48,4 +48,4 @@ def make_hardware(config):
     try:
         return build_hardware(config, MachineFactory())
     finally:
-        release("boards.config", "boards.machine_factory")
+        release("boards.config", "boards.machine_factory", "firmware.io.cellmap")

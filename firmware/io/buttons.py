@@ -16,6 +16,7 @@ others alphabetically (dict order is not relied on).
 from array import array
 
 from firmware.compat import const, ticks_diff
+from firmware.io import IoError
 
 SHORT = const(1)
 LONG = const(2)
@@ -26,8 +27,7 @@ PRODUCT_ORDER = REQUIRED + ("setup", "mode", "clock", "ok")
 _MAX_BUTTONS = const(16)
 
 
-class ButtonConfigError(ValueError):
-    """Bad button names, too many buttons or bad timings."""
+ButtonConfigError = IoError  # Bad button names, too many buttons or bad timings.
 
 
 def ordered_names(names):

@@ -8,6 +8,7 @@ A pattern is a flat tuple of (frequency_hz, duration_ms) pairs; frequency 0 is a
 Playing a new pattern replaces the current one. `mute = True` silences everything.
 """
 from firmware.compat import ticks_add, ticks_diff
+from firmware.io import IoError
 
 CLICK = (2000, 15)
 CONFIRM = (1500, 60, 0, 40, 2000, 80)
@@ -18,8 +19,7 @@ GAME_OVER = (1200, 150, 900, 150, 600, 400)
 PATTERNS = {"click": CLICK, "confirm": CONFIRM, "error": ERROR, "alert": ALERT, "game_over": GAME_OVER}
 
 
-class BuzzerError(ValueError):
-    """A malformed pattern or volume."""
+BuzzerError = IoError  # A malformed pattern or volume.
 
 
 def check_pattern(pattern):

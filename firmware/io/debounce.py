@@ -28,6 +28,7 @@ compares the debounced board with what should be there (start-up check).
 from array import array
 
 from firmware.compat import const, ticks_diff
+from firmware.io import IoError
 
 LIFT = const(0)
 PLACE = const(1)
@@ -47,8 +48,7 @@ def event_kind(ev):
     return ev >> 6
 
 
-class DebounceConfigError(ValueError):
-    """A debouncer option is out of range."""
+DebounceConfigError = IoError  # A debouncer option is out of range.
 
 
 class OccupancyDebouncer:

@@ -17,6 +17,7 @@ Drivers (same API, subclasses of LedDriver):
 - firmware.io.leds_neopixel.NeoPixelLeds: 64 WS2812 pixels, colours per role, brightness.
 """
 from firmware.compat import const
+from firmware.io import IoError
 
 OFF = const(0)
 ON = const(1)
@@ -37,8 +38,7 @@ MODE_NAMES = ("off", "on", "blink", "blink_fast")
 ROLE_NAMES = ("move", "hint", "error", "info")
 
 
-class LedError(ValueError):
-    """A cell outside 0..63, an unknown pattern or a bad LED option."""
+LedError = IoError  # A cell outside 0..63, an unknown pattern or a bad LED option.
 
 
 def pattern_name(pattern):

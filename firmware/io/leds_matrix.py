@@ -8,7 +8,6 @@ full picture takes 8 calls: call it every 1-2 ms for a flicker-free 60+ Hz pictu
 
 Physical position `row * 8 + col` is mapped to a cell with `cell_map`.
 """
-from firmware.io.cellmap import make_cell_map
 from firmware.io.leds import LedDriver, LedError, MODE_MASK, mode_lit_into
 
 
@@ -24,7 +23,9 @@ class LedMatrix(LedDriver):
         self._col_set = tuple(p.value for p in col_pins)
         self._row_on = row_active
         self._col_on = col_active
-        self._cell_at = make_cell_map(cell_map) if not isinstance(cell_map, bytearray) else cell_map
+        from firmware.io.cellmap import make_cell_map  # build time only: a board releases it after
+
+        self._cell_at = make_cell_map(cell_map)
         self.row = 7  # the row lit now; update() moves to the next one
         for s in self._row_set:
             s(1 - row_active)

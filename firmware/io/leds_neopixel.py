@@ -10,7 +10,6 @@ tuples are built once (constructor, set_brightness), so update() only stores ref
 allocates nothing. The chain is rewritten only when a pattern changed or a blink phase
 flipped (a 64-pixel write blocks interrupts for ~2 ms).
 """
-from firmware.io.cellmap import invert, make_cell_map
 from firmware.io.leds import ERROR, HINT, INFO, MOVE, LedDriver, LedError, MODE_MASK, mode_lit_into
 
 DEFAULT_COLORS = {MOVE: (0, 255, 0), HINT: (0, 80, 255), ERROR: (255, 0, 0), INFO: (255, 150, 0)}
@@ -25,7 +24,9 @@ class NeoPixelLeds(LedDriver):
         if np is None:
             raise LedError("NeoPixel LEDs need a neopixel object")
         self._np = np
-        self._pixel_of = invert(make_cell_map(cell_map) if not isinstance(cell_map, bytearray) else cell_map)
+        from firmware.io.cellmap import invert, make_cell_map  # build time only: a board releases it after
+
+        self._pixel_of = invert(make_cell_map(cell_map))
         base = dict(DEFAULT_COLORS)
         for role in colors or ():
             rgb = colors[role]

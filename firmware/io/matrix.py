@@ -11,14 +11,13 @@ an output, `pin.value()` reads an input as 0/1. Row pins must already be outputs
 pins inputs with pull-ups (the pin factory configures them).
 """
 from firmware.compat import const
-from firmware.io.cellmap import make_cell_map
+from firmware.io import IoError
 
 _IDLE = const(1)
 _ACTIVE = const(0)
 
 
-class SensorConfigError(ValueError):
-    """Wrong number of pins or a bad option for a sensor driver."""
+SensorConfigError = IoError  # Wrong number of pins or a bad option for a sensor driver.
 
 
 class ReedMatrix:
@@ -46,10 +45,9 @@ class ReedMatrix:
         self._cols_reader = cols_reader
         self.settle_us = settle_us
         self._sleep_us = sleep_us if settle_us else None
-        if isinstance(cell_map, (bytes, bytearray)) and len(cell_map) == 64:
-            self._cell_map = bytearray(cell_map)
-        else:
-            self._cell_map = make_cell_map(cell_map)
+        from firmware.io.cellmap import make_cell_map  # build time only: a board releases it after
+
+        self._cell_map = make_cell_map(cell_map)
         for set_row in self._row_set:
             set_row(_IDLE)
 

@@ -15,7 +15,6 @@ Faster option: pass `spi` (an object with `readinto(buf)`, SPI mode 0, CLK on SC
 MISO): after the load pulse the chain is read as 8 bytes by the SPI peripheral (MSB first,
 so bit i of byte k is chip k input i) instead of 192 pin calls.
 """
-from firmware.io.cellmap import make_cell_map
 from firmware.io.matrix import SensorConfigError
 
 
@@ -41,10 +40,9 @@ class Shift165:
         self._data = data_pin.value if spi is None else None
         self.pulse_us = pulse_us
         self._sleep_us = sleep_us if pulse_us else None
-        if isinstance(cell_map, (bytes, bytearray)) and len(cell_map) == 64:
-            cmap = bytearray(cell_map)
-        else:
-            cmap = make_cell_map(cell_map)
+        from firmware.io.cellmap import make_cell_map  # build time only: a board releases it after
+
+        cmap = make_cell_map(cell_map)
         # Reorder once so the scan walks the map in shift-out order (H first).
         self._cell_in_order = bytearray(64)
         for k in range(64):

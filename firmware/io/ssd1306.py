@@ -16,10 +16,10 @@ wire) does not stop the board: the driver sets `fault` to a short message, appen
 to the `faults` list it was given (the board's `hw.faults`) and from then on draws nothing.
 """
 from firmware.compat import const
+from firmware.io import IoError
 from firmware.io.font5x7 import FONT5X7, glyph_offset
 
-WIDTH = const(128)
-HEIGHT = const(64)
+_WIDTH = const(128)
 _PAGES = const(8)
 _CHAR_W = const(6)  # 5 columns + 1 space
 
@@ -44,8 +44,7 @@ _INIT = (
 _WINDOW = b"\x21\x00\x7f\x22\x00\x07"  # columns 0..127, pages 0..7: the whole screen
 
 
-class DisplayError(ValueError):
-    """Bad display options or text."""
+DisplayError = IoError  # Bad display options or text.
 
 
 class Ssd1306:
@@ -56,7 +55,7 @@ class Ssd1306:
         self.addr = addr
         self.fault = None
         self._faults = faults
-        self._buf = bytearray(1 + WIDTH)
+        self._buf = bytearray(1 + _WIDTH)
         self._cmd = bytearray(2)
         self._cmd[0] = 0x80  # control byte: one command follows
         self.text = ()
@@ -88,7 +87,7 @@ class Ssd1306:
         self.command(0xAF if on else 0xAE)
 
     def max_chars(self, scale=1):
-        return WIDTH // (_CHAR_W * scale)
+        return _WIDTH // (_CHAR_W * scale)
 
     def show_text(self, line_or_lines, scale=1):
         """Show one string or a sequence of strings, top-aligned; lines beyond the screen
@@ -106,11 +105,11 @@ class Ssd1306:
             self.command(c)
         fb = self._buf
         fb[0] = 0x40  # control byte: data follows
-        width = WIDTH // (_CHAR_W * scale)
+        width = _WIDTH // (_CHAR_W * scale)
         for page in range(_PAGES):
             if self.fault is not None:
                 return
-            for i in range(1, WIDTH + 1):
+            for i in range(1, _WIDTH + 1):
                 fb[i] = 0
             row = page // scale
             if row < len(lines):

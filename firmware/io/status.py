@@ -28,19 +28,31 @@ MODE_NAMES = ("off", "on", "blink", "blink-fast", "pulse")
 RGB = ((255, 255, 255), (0, 60, 255), (255, 170, 0), (0, 255, 0), (255, 0, 0))
 _BLACK = (0, 0, 0)
 
-class StatusLight:
-    """Common state; subclasses implement _write(lit)."""
 
-    def __init__(self):
+class StatusLight:
+    """One class for both kinds (one class costs less RAM than three): a pin LED when `np`
+    is None, else pixel `index` of `np`. Build it with PinStatusLight / PixelStatusLight."""
+
+    def __init__(self, pin, active, np, index, brightness):
+        if not 0 <= brightness <= 255:
+            raise LedError("brightness must be 0..255, got %r" % (brightness,))
         self.colour = WHITE
         self.mode = OFF
         self._table = bytearray(4)
         self._shown = -1  # last written: -1 unknown, 0 dark, 1 + colour lit
+        self._np = np
+        self._index = index
+        if np is None:
+            self._set_pin = pin.value
+            self._on = 1 if active else 0
+            self._set_pin(1 - self._on)
+        else:
+            self._rgb = tuple((r * brightness // 255, g * brightness // 255, b * brightness // 255)
+                              for r, g, b in RGB)
 
     def set(self, colour, mode):
-        if not 0 <= colour < len(RGB) or not 0 <= mode <= PULSE:
-            raise LedError("status light: colour 0..%d and mode 0..%d, got %r and %r"
-                           % (len(RGB) - 1, PULSE, colour, mode))
+        if not 0 <= colour <= RED or not 0 <= mode <= PULSE:
+            raise LedError("status light: colour 0..%d and mode 0..%d, got %r and %r" % (RED, PULSE, colour, mode))
         self.colour = colour
         self.mode = mode
 
@@ -53,41 +65,23 @@ class StatusLight:
         return table[mode] == 1
 
     def update(self, now_ms):
-        want = 1 + self.colour if self.is_lit(now_ms) else 0
-        if want != self._shown:
-            self._shown = want
-            self._write(want)
+        shown = 1 + self.colour if self.is_lit(now_ms) else 0
+        if shown != self._shown:
+            self._shown = shown
+            np = self._np
+            if np is None:
+                self._set_pin(self._on if shown else 1 - self._on)
+            else:
+                np[self._index] = self._rgb[shown - 1] if shown else _BLACK
+                np.write()
 
-    def _write(self, shown):
-        raise NotImplementedError
 
-
-class PinStatusLight(StatusLight):
+def PinStatusLight(pin, active=1):
     """A single LED on an output pin (active level `active`)."""
-
-    def __init__(self, pin, active=1):
-        StatusLight.__init__(self)
-        self._set_pin = pin.value
-        self._on = 1 if active else 0
-        self._set_pin(1 - self._on)
-
-    def _write(self, shown):
-        self._set_pin(self._on if shown else 1 - self._on)
+    return StatusLight(pin, active, None, 0, 0)
 
 
-class PixelStatusLight(StatusLight):
+def PixelStatusLight(np, index=64, brightness=64):
     """Pixel `index` of a neopixel-like chain (np[i] = (r, g, b); np.write()), colours scaled
     by `brightness` (0..255) once here."""
-
-    def __init__(self, np, index=64, brightness=64):
-        StatusLight.__init__(self)
-        if not 0 <= brightness <= 255:
-            raise LedError("brightness must be 0..255, got %r" % (brightness,))
-        self._np = np
-        self._index = index
-        self._rgb = tuple((r * brightness // 255, g * brightness // 255, b * brightness // 255) for r, g, b in RGB)
-
-    def _write(self, shown):
-        self._np[self._index] = self._rgb[shown - 1] if shown else _BLACK
-        self._np.write()
-
+    return StatusLight(None, 1, np, index, brightness)
