@@ -216,7 +216,7 @@ def test_machine_factory_builds_with_nothing_attached_and_releases_the_config_co
         "hw = boards.pico.make_hardware()\n"
         "print(hw.faults)\n"
         "print('boards.config' in sys.modules, 'boards.machine_factory' in sys.modules,\n"
-        "      hasattr(boards, 'config'), hasattr(boards, 'machine_factory'))\n"
+        "      hasattr(boards, 'config'), hasattr(boards, 'machine_factory'), 'firmware.io.cellmap' in sys.modules)\n"
         "b = bytearray(8); hw.sensors.scan_into(b); print(list(b))\n"
         "hw.leds.set(12, 1); hw.leds.update(0)\n"
         "hw.display.show_text(('Reedchess', 'ready')); print(hw.display._i2c.n)\n"
@@ -226,7 +226,7 @@ def test_machine_factory_builds_with_nothing_attached_and_releases_the_config_co
     )
     assert out.split("\n")[:5] == [
         "['display: no SSD1306 at I2C 0x3C']",
-        "False False False False",
+        "False False False False False",
         "[0, 0, 0, 0, 0, 0, 0, 0]",
         "1",
         "['display: no SSD1306 at I2C 0x3C'] Hardware",
