@@ -2,6 +2,7 @@
 .mpy builds for every board's CPU, and the messages a person gets for a missing board or port.
 (The real copy onto an emulated device is in test_flash_device.py.)"""
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -234,13 +235,24 @@ def test_plan_removes_stale_files_and_copies_only_changes(fake_repo):
         "firmware/app.mpy": by_path["firmware/app.mpy"].digest("sha256"),
         "firmware/app.py": "00",
         "firmware/old.mpy": "11",
+        "firmware/gone": None,
+        "firmware/gone/deeper": None,
+        "firmware/gone/deeper/x.mpy": "44",
         "boot.py": "22",
         "main.py": "33",
     }
-    mkdirs, stale, copy = flash.plan(b, _probe_info(have, 0))
+    mkdirs, stale, copy, rmdirs = flash.plan(b, _probe_info(have, 0))
     assert mkdirs == ["boards", "firmware/data", "firmware/engine"]
-    assert stale == ["firmware/app.py", "firmware/old.mpy"]  # boot.py stays; main.py is replaced
+    # boot.py stays; main.py is replaced
+    assert stale == ["firmware/app.py", "firmware/gone/deeper/x.mpy", "firmware/old.mpy"]
+    # a folder left behind would be imported as a namespace package: removed, deepest first
+    assert rmdirs == ["firmware/gone/deeper", "firmware/gone"]
     assert sorted(f.device_path for f in copy) == sorted(p for p in by_path if p != "firmware/app.mpy")
+    # the file-system part of a ROMFS flash: only main.py; every module and folder goes
+    _, stale, copy, rmdirs = flash.plan(flash.build("alpha", arch="x64", root=fake_repo, log=None, romfs=True),
+                                        _probe_info(dict(have, **{"firmware/data": None}), 0))
+    assert [f.device_path for f in copy] == ["main.py"]
+    assert "firmware" in rmdirs and "firmware/data" in rmdirs and "main.py" not in stale
 
 
 def test_device_checks_refuse_what_it_cannot_run(fake_repo):
@@ -274,3 +286,212 @@ def test_flash_to_a_missing_port_exits_with_advice(tmp_path, capsys):
     assert flash.main(["--board", "pico", "--port", str(tmp_path / "ttyUSB7")]) == 2
     err = capsys.readouterr().err
     assert "does not exist" in err and "mpremote connect list" in err
+
+
+# ------------------------------------------------------------------ the RAM budget check
+# What the device prints for _MEM_CODE + _PROBE_CODE: the emulated stock Pico right after boot
+# (rp2040js, MicroPython 1.29 RPI_PICO; mem_info's "max free sz" is in blocks of 16 bytes).
+PICO_PROBE_OUT = """REEDCHESS-MEM  229616 4176 4
+stack: 524 out of 7936
+GC: total: 233792, used: 4176, free: 229616
+ No. of 1-blocks: 31, 2-blocks: 10, max blk sz: 64, max free sz: 14275
+REEDCHESS-PROBE {'platform': 'rp2', 'rom': None, 'version': '3.4.0; MicroPython v1.29.0', \
+'machine': 'Raspberry Pi Pico with RP2040', 'mpy': 4870, 'hash': 'sha256', 'files': {}, \
+'fs': (1441792, 1433600), 'mem_free': 227152, 'mem_alloc': 6640}
+"""
+
+NEEDS = {
+    "_word_bytes": 4,
+    "alpha": {
+        "free_bytes": 229680,
+        "mpy": {"boot_bytes": 300000, "peak_bytes": 310000, "largest_block_bytes": 16384},
+        "romfs": {"boot_bytes": 220000, "peak_bytes": 230000, "largest_block_bytes": 16384},
+        "frozen": {"boot_bytes": 150000, "peak_bytes": 160000, "largest_block_bytes": 16384},
+    },
+    "beta": {"free_bytes": 470000, "mpy": {"boot_bytes": 300000, "peak_bytes": 310000}},
+}
+
+
+def _pico_info(**changes):
+    info = flash.parse_probe(PICO_PROBE_OUT)
+    info.update(changes)
+    return info
+
+
+def test_probe_output_gives_free_heap_largest_block_and_word_size():
+    info = flash.parse_probe(PICO_PROBE_OUT)
+    assert info["boot_free"] == 229616 and info["word_bytes"] == 4
+    assert info["heap_total"] == 233792
+    assert info["max_free_block"] == 14275 * 16  # blocks of 4 words
+    assert info["platform"] == "rp2" and info["rom"] is None
+    out64 = PICO_PROBE_OUT.replace("229616 4176 4", "2071488 1344 8")
+    out64 = out64.replace("max free sz: 14275", "max free sz: 64705")
+    assert flash.parse_probe(out64)["max_free_block"] == 64705 * 32
+    # an older probe without memory lines still parses (and the check then says so)
+    bare = flash.parse_probe(PICO_PROBE_OUT.split("\n", 4)[4])
+    assert "boot_free" not in bare
+    notes = []
+    assert flash.check_ram("alpha", "mpy", bare, NEEDS, log=notes.append) is None
+    assert "not checked" in notes[0]
+    with pytest.raises(flash.FlashError, match="did not answer"):
+        flash.parse_probe("Traceback (most recent call last):\nMemoryError\n")
+
+
+def test_ram_that_does_not_fit_stops_the_flash_with_what_to_do(fake_repo):
+    with pytest.raises(flash.FlashError) as info:
+        flash.check_ram("alpha", "mpy", _pico_info(), NEEDS, log=None, root=fake_repo)
+    text = str(info.value)
+    assert "80,384 bytes short" in text  # 310,000 needed at the peak, 229,616 free
+    assert "not flash" in text  # deleting files does not help
+    assert "manifest.py" in text and "--data-only" in text and "needs ~160,000 bytes (fits)" in text
+    assert "--romfs" in text and "still 384 bytes short" in text
+    assert "tt_entries" in text and "boards/alpha.py" in text
+    assert "beta (~458 KB free)" in text  # a board with more RAM, where the same build fits
+    assert "--force" in text
+    # forced: flashed anyway, with a warning and the (negative) headroom
+    notes = []
+    assert flash.check_ram("alpha", "mpy", _pico_info(), NEEDS, force=True, log=notes.append, root=fake_repo) == -80384
+    assert any("flashing anyway" in n for n in notes)
+
+
+def test_ram_that_fits_reports_the_headroom():
+    notes = []
+    assert flash.check_ram("alpha", "frozen", _pico_info(), NEEDS, log=notes.append) == 229616 - 160000
+    assert "229,616 bytes free after boot" in notes[0] and "largest free block 228,400" in notes[0]
+    assert "160,000 at the peak" in notes[1]
+
+
+def test_a_fragmented_heap_is_refused_for_the_largest_block():
+    with pytest.raises(flash.FlashError, match="largest free block is 8,000 bytes.*16,384"):
+        flash.check_ram("alpha", "frozen", _pico_info(max_free_block=8000), NEEDS, log=None)
+
+
+def test_ram_figures_of_a_32_bit_port_are_doubled_on_a_64_bit_port():
+    need, note = flash.ram_need("alpha", "frozen", _pico_info(word_bytes=8), NEEDS)
+    assert need == {"boot_bytes": 300000, "peak_bytes": 320000, "largest_block_bytes": 32768}
+    assert "64-bit" in note
+    with pytest.raises(flash.FlashError):
+        flash.check_ram("alpha", "frozen", _pico_info(word_bytes=8), NEEDS, log=None)
+
+
+def test_unknown_figures_are_said_not_guessed():
+    notes = []
+    assert flash.check_ram("gamma", "mpy", _pico_info(), NEEDS, log=notes.append) is None
+    assert "no measured RAM figure for gamma" in notes[-1] and "not checked" in notes[-1]
+    assert flash.check_ram("alpha", "bytecode", _pico_info(), NEEDS, log=notes.append) is None
+    # plain .py needs more than .mpy: the .mpy figure is a lower bound, and already too much
+    need, note = flash.ram_need("alpha", "source", _pico_info(), NEEDS)
+    assert need["peak_bytes"] == 310000 and "at least" in note
+    with pytest.raises(flash.FlashError):
+        flash.check_ram("alpha", "source", _pico_info(), NEEDS, log=None)
+
+
+def test_ram_modes():
+    assert flash.ram_mode() == "mpy"
+    assert flash.ram_mode(bytecode=True) == "bytecode"
+    assert flash.ram_mode(source=True) == "source"
+    assert flash.ram_mode(romfs=True) == "romfs"
+    assert flash.ram_mode(data_only=True) == "frozen"
+
+
+def test_the_shipped_ram_table_covers_every_board():
+    needs = flash.load_ram_needs()
+    assert needs["_word_bytes"] == 4
+    for board in flash.BOARD_ARCH:
+        table = needs[board]
+        assert table["free_bytes"] > 0
+        for mode in ("mpy", "bytecode", "romfs", "frozen"):
+            entry = table[mode]
+            assert 0 < entry["boot_bytes"] <= entry["peak_bytes"], (board, mode)
+            assert entry["largest_block_bytes"] <= entry["boot_bytes"]
+        # keeping code out of RAM never needs more
+        assert table["frozen"]["peak_bytes"] < table["romfs"]["peak_bytes"] < table["mpy"]["peak_bytes"]
+        assert table["bytecode"]["peak_bytes"] < table["mpy"]["peak_bytes"]
+    # today's stock Pico: .mpy files do not fit, as issue 13 found on the emulated Pico
+    info = _pico_info()
+    with pytest.raises(flash.FlashError, match="will not fit"):
+        flash.check_ram("pico", "mpy", info, log=None)
+
+
+class _FakeDevice:
+    """flash.probe and the mpremote copy replaced: a device that answers PICO_PROBE_OUT."""
+
+    def __init__(self, monkeypatch):
+        self.commands = []
+        self.files = {}
+        monkeypatch.setattr(flash, "probe", self.probe)
+        monkeypatch.setattr(flash, "_run_batched", self.run)
+
+    def probe(self, port):
+        return _pico_info(files=dict(self.files))
+
+    def run(self, port, commands, on_line):
+        self.commands += commands
+        for cmd in commands:
+            if cmd[:2] == ["fs", "cp"]:
+                with open(cmd[3], "rb") as f:
+                    self.files[cmd[4][1:]] = hashlib.sha256(f.read()).hexdigest()
+
+
+def test_flash_stops_before_copying_when_the_ram_is_short(fake_repo, monkeypatch):
+    device = _FakeDevice(monkeypatch)
+    with pytest.raises(flash.FlashError, match="will not fit"):
+        flash.flash("alpha", "auto", root=fake_repo, log=None, ram_needs=NEEDS)
+    assert device.commands == []  # nothing removed or copied
+    log = []
+    flash.flash("alpha", "auto", root=fake_repo, log=log.append, ram_needs=NEEDS, force=True)
+    assert any(c[:2] == ["fs", "cp"] for c in device.commands)
+    assert any("flashing anyway" in line for line in log)
+
+
+def test_flash_that_fits_ends_with_the_expected_headroom(fake_repo, monkeypatch):
+    _FakeDevice(monkeypatch)
+    log = []
+    roomy = dict(NEEDS, alpha=dict(NEEDS["alpha"], mpy={"boot_bytes": 150000, "peak_bytes": 200000}))
+    flash.flash("alpha", "auto", root=fake_repo, log=log.append, ram_needs=roomy)
+    assert log[-1] == ("expected RAM headroom: 29,616 bytes at the peak of a game, 79,616 after boot "
+                       "(229,616 free of 200,000 needed)")
+
+
+# ------------------------------------------------------------------ ROMFS
+def test_romfs_image_holds_modules_and_data_not_main(fake_repo):
+    b = flash.build("alpha", arch="x64", root=fake_repo, log=None)
+    out = os.path.join(fake_repo, "img.romfs")
+    image = flash.romfs_image(b, out, log=None)
+    assert image.startswith(flash.ROMFS_HEADER)
+    for name in (b"app.mpy", b"search.mpy", b"alpha.mpy", b"book.bin", bytes(range(256))):
+        assert name in image
+    assert b"main.py" not in image
+    with pytest.raises(flash.FlashError, match="--source"):
+        flash.romfs_image(flash.build("alpha", arch="x64", source=True, root=fake_repo, log=None), out, log=None)
+
+
+def test_romfs_needs_a_micropython_with_a_rom_partition():
+    with pytest.raises(flash.FlashError, match="no ROMFS.*rom_ioctl") as info:
+        flash.check_romfs(_pico_info(), 1000)
+    assert "manifest.py" in str(info.value) and "MICROPY_VFS_ROM" in str(info.value)
+    with pytest.raises(flash.FlashError, match="no ROMFS partition"):
+        flash.check_romfs(_pico_info(rom=0), 1000)
+    with pytest.raises(flash.FlashError, match="bigger than the board's ROMFS partition"):
+        flash.check_romfs(_pico_info(rom=999), 1000)
+    flash.check_romfs(_pico_info(rom=1000), 1000)
+
+
+def test_romfs_flash_on_a_board_without_romfs_copies_nothing(fake_repo, monkeypatch):
+    device = _FakeDevice(monkeypatch)
+    with pytest.raises(flash.FlashError, match="no ROMFS"):
+        flash.flash("alpha", "auto", root=fake_repo, log=None, ram_needs=NEEDS, romfs=True)
+    assert device.commands == []
+    with pytest.raises(flash.FlashError, match="cannot go with --source"):
+        flash.flash("alpha", "auto", root=fake_repo, log=None, romfs=True, source=True)
+
+
+def test_main_py_puts_romfs_or_frozen_code_first():
+    plain = fileset.main_py("pico")
+    assert plain == "import boards.pico as board\nfrom firmware import app\n\napp.main(board)\n"
+    romfs = fileset.main_py("pico", "romfs")
+    assert romfs.endswith(plain) and "sys.path.insert(0, '/rom')" in romfs
+    frozen = fileset.main_py("pico", "frozen")
+    assert frozen.endswith(plain) and "sys.path.insert(0, '.frozen')" in frozen
+    for text in (romfs, frozen):
+        compile(text, "main.py", "exec")

@@ -182,3 +182,64 @@ def test_emulator_soft_reset_and_ctrl_c(tmp_path):
         )
         assert out.stdout.strip() == "42"
         assert device.error is None
+
+
+def test_flash_stops_when_the_board_has_too_little_ram(tmp_path):
+    """The budget check reads the emulated board's real heap (-X heapsize) and stops before
+    copying; a MicroPython without ROMFS is told so for --romfs."""
+    root = _copy_repo(tmp_path / "repo")
+    with DeviceEmulator(str(tmp_path / "flash"), heapsize="100K") as device:
+        log = []
+        with pytest.raises(flash.FlashError, match="will not fit in this board's RAM") as info:
+            flash.flash(BOARD, device.port, arch="x64", root=root, log=log.append)
+        assert "tt_entries" in str(info.value) and "manifest.py" in str(info.value)
+        free = [line for line in log if "bytes free after boot" in line][0]
+        free_bytes = int(free.split()[1].replace(",", ""))
+        assert 96 * 1024 < free_bytes <= 100 * 1024  # what the device reported, not a table value
+        assert _flash_tree(device.flash_dir) == {}  # nothing copied
+        with pytest.raises(flash.FlashError, match="no ROMFS"):
+            flash.flash(BOARD, device.port, arch="x64", root=root, log=None, romfs=True)
+        assert _flash_tree(device.flash_dir) == {}
+        assert device.error is None
+
+
+def test_romfs_flash_on_the_emulated_board(tmp_path):
+    """--romfs against the emulator's ROM partition: mpremote romfs deploy writes the image, the
+    file system keeps only main.py, every module imports in place from /rom (machine code
+    included) and the book opens there; a second flash writes nothing."""
+    root = _copy_repo(tmp_path / "repo")
+    with DeviceEmulator(str(tmp_path / "plain"), heapsize="600K") as device:
+        plain_free = flash.probe(device.port)["boot_free"]  # the same board without ROMFS
+    with DeviceEmulator(str(tmp_path / "flash"), heapsize="600K", rom_bytes=512 * 1024) as device:
+        log = []
+        build, info = flash.flash(BOARD, device.port, arch="x64", root=root, log=log.append, romfs=True)
+        text = "\n".join(log)
+        assert "ROMFS image written and verified" in text
+        assert "expected RAM headroom" in log[-1]
+        assert abs(info["boot_free"] - plain_free) < 2048  # the partition is not charged to the heap
+        assert set(_flash_tree(device.flash_dir)) == {"main.py"}
+        with open(device.rom_path, "rb") as f:
+            assert f.read(3) == flash.ROMFS_HEADER
+        modules = [
+            p[:-4].replace("/", ".").replace(".__init__", "")
+            for p in fileset.firmware_sources(root) + fileset.board_files(BOARD, root)
+            for p in [p[:-3] + ".mpy"]
+        ]
+        main = _flash_tree(device.flash_dir)["main.py"].decode()
+        assert main == fileset.main_py(BOARD, "romfs")
+        prefix = main.split("import boards.")[0]  # main.py up to starting the firmware
+        out, err = _run_on_device(
+            device.port,
+            prefix + "import sys\nfor m in %r:\n    __import__(m)\n"
+            "print('from', sys.modules['firmware.engine.search'].__file__, sys.path[0])\n"
+            "from firmware.engine import book\np = book.default_book_path()\nbook.open_book(p)\nprint('book', p)\n"
+            % (modules,),
+        )
+        assert err == ""
+        assert "from /rom/firmware/engine/search.mpy /rom" in out
+        assert "book /rom/firmware/data/book.bin" in out
+        log.clear()
+        flash.flash(BOARD, device.port, arch="x64", root=root, log=log.append, romfs=True)
+        assert "ROMFS partition already holds this image" in "\n".join(log)
+        assert "1 files up to date, 0 to copy" in "\n".join(log)
+        assert device.error is None

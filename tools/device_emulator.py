@@ -11,6 +11,17 @@ to execute), so `mpremote` can drive it. Two things differ from a board and are 
   (relative to that folder), so ``import firmware`` finds the flashed files and ``mip`` installs
   into ``flash/lib``.
 
+- ROMFS (optional, ``rom_bytes``): the unix port has ``vfs.VfsRom`` but no ``vfs.rom_ioctl``,
+  so there is no ROM partition for ``mpremote romfs`` to write. With ``rom_bytes`` the emulator
+  boots each interpreter with a partition of that size (kept in ``<flash>.rom``, so it survives
+  soft resets like flash does): ``vfs.rom_ioctl`` answers mpremote's query/deploy calls
+  (1 = partitions, 2 = the partition as a memoryview, 3 = erase, 4 = write, 5 = done), and a
+  valid image is mounted at ``/rom`` with ``/rom`` and ``/rom/lib`` after ``''`` on
+  ``sys.path``, as a board built with ROMFS does. Unlike a board's memory-mapped flash the
+  partition is a bytearray in the interpreter's heap: the heap is made that much bigger (and
+  2 KB for the emulation's own code), so ``gc.mem_free()`` stays close to what it is without
+  ROMFS (checked by tests/test_flash_device.py).
+
 Ctrl-C interrupts running code: while the interpreter runs code the emulator turns the byte
 into SIGINT (a board's serial interrupt raises KeyboardInterrupt the same way); at a prompt
 the byte is passed on. Linux only (it reads /proc to tell the two apart). ``heapsize`` emulates the board's RAM.
@@ -46,6 +57,79 @@ _CTRL_B = 0x02  # leave raw REPL
 _CTRL_C = 0x03  # interrupt running code
 _MAX_BUFFER_BYTES = 1 << 20  # output nobody reads is dropped beyond this, like a UART would
 _BOOT_TIMEOUT_S = 10.0
+_UNIX_DEFAULT_HEAP = 2 * 1024 * 1024  # the unix port's heap without -X heapsize
+_ROM_BOOT_HEAP = 2048  # what the ROMFS emulation's code and objects hold (measured), given back
+
+
+# Run by each interpreter before its prompt when ROMFS is emulated (rom_bytes): replaces the
+# module `vfs` in sys.modules by one with rom_ioctl, and mounts a valid image at /rom.
+_ROM_BOOT = """
+def _rom_boot(path, size):
+    import sys
+    import vfs as real
+    rom = bytearray(size)
+    with open(path, 'rb') as f:
+        f.readinto(rom)
+
+    class Vfs:
+        pass
+
+    mod = Vfs()
+    for name in dir(real):
+        if name[0] != '_':
+            setattr(mod, name, getattr(real, name))
+
+    def rom_ioctl(op, *args):
+        if op == 1:
+            return 1
+        if not args or args[0] != 0:
+            return -19
+        if op == 2:
+            return memoryview(rom)
+        if op == 3:
+            n = min(size, (args[1] + 4095) // 4096 * 4096)
+            ones = b'\\xff' * 256
+            for i in range(0, n, 256):
+                rom[i:min(i + 256, n)] = ones[:min(256, n - i)]
+            with open(path, 'r+b') as f:
+                f.write(memoryview(rom)[0:n])
+            return 4
+        if op == 4:
+            offset, buf = args[1], args[2]
+            if offset < 0 or offset + len(buf) > size:
+                return -22
+            rom[offset:offset + len(buf)] = buf
+            with open(path, 'r+b') as f:
+                f.seek(offset)
+                f.write(buf)
+            return 0
+        if op == 5:
+            return 0
+        return -22
+
+    mod.rom_ioctl = rom_ioctl
+    sys.modules['vfs'] = mod
+    try:
+        real.mount(real.VfsRom(memoryview(rom)), '/rom')
+    except OSError:
+        return
+    sys.path.insert(1, '/rom')
+    sys.path.insert(2, '/rom/lib')
+
+
+_rom_boot(%r, %d)
+del _rom_boot
+"""
+
+
+def heap_bytes(heapsize):
+    """Bytes of a -X heapsize value ("210K", "2M", "4096")."""
+    text = str(heapsize).strip().upper()
+    scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
+    try:
+        return int(text[:-1] if scale > 1 else text) * scale
+    except ValueError:
+        raise EmulatorError("bad heapsize %r: use a number of bytes, or K or M (e.g. 210K)" % heapsize) from None
 
 
 class EmulatorError(RuntimeError):
@@ -82,14 +166,17 @@ class DeviceEmulator:
     flash_dir: folder that plays the board's flash file system (created if missing).
     heapsize: the interpreter's heap, e.g. "210K" (Pico) or "110K" (ESP32); None = default.
     micropython: path of the unix-port binary (default: found by `find_micropython`).
+    rom_bytes: emulate a ROMFS partition of this size (None: no ROMFS, like the stock images).
 
     Attributes after `start()`: `port` (the device path to give mpremote), `boots` (how many
     interpreters have been started: 1 + number of soft resets).
     """
 
-    def __init__(self, flash_dir, heapsize=None, micropython=None):
+    def __init__(self, flash_dir, heapsize=None, micropython=None, rom_bytes=None):
         self.flash_dir = os.path.abspath(flash_dir)
         self.heapsize = heapsize
+        self.rom_bytes = rom_bytes
+        self.rom_path = self.flash_dir.rstrip(os.sep) + ".rom" if rom_bytes else None
         self.micropython = micropython or find_micropython()
         self.port = None
         self.boots = 0
@@ -107,6 +194,11 @@ class DeviceEmulator:
     # ----------------------------------------------------------------- lifecycle
     def start(self):
         os.makedirs(self.flash_dir, exist_ok=True)
+        if self.rom_path:
+            have = os.path.getsize(self.rom_path) if os.path.exists(self.rom_path) else -1
+            if have != self.rom_bytes:  # a new (erased) partition, or one of another size
+                with open(self.rom_path, "wb") as f:
+                    f.write(b"\xff" * self.rom_bytes)
         self._host_fd, slave = pty.openpty()
         tty.setraw(slave)  # byte-exact: no echo, no CR/LF translation
         self._keep_fd = slave
@@ -143,8 +235,13 @@ class DeviceEmulator:
         env = dict(os.environ)
         env["MICROPYPATH"] = ":.frozen:./lib"  # like a board: the flash root, frozen modules, lib
         cmd = [self.micropython]
-        if self.heapsize:
-            cmd += ["-X", "heapsize=%s" % self.heapsize]
+        if self.heapsize or self.rom_bytes:
+            heap = heap_bytes(self.heapsize or _UNIX_DEFAULT_HEAP)
+            if self.rom_bytes:  # the partition, the GC tables for it (~1.25 %) and the emulation
+                heap += self.rom_bytes + self.rom_bytes // 80 + _ROM_BOOT_HEAP
+            cmd += ["-X", "heapsize=%d" % heap]
+        if self.rom_bytes:
+            cmd += ["-i", "-c", _ROM_BOOT % (self.rom_path, self.rom_bytes)]
 
         try:
             self._child = subprocess.Popen(
@@ -276,8 +373,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="Emulated MicroPython board on a pseudo-terminal.")
     parser.add_argument("--flash", default="build/emulated-flash", help="folder playing the board's flash")
     parser.add_argument("--heapsize", default=None, help="interpreter heap, e.g. 210K (Pico) or 110K (ESP32)")
+    parser.add_argument("--romfs", default=None, metavar="SIZE",
+                        help="emulate a ROMFS partition of SIZE (e.g. 256K), kept in <flash>.rom")
     args = parser.parse_args(argv)
-    device = DeviceEmulator(args.flash, heapsize=args.heapsize).start()
+    rom = heap_bytes(args.romfs) if args.romfs else None
+    device = DeviceEmulator(args.flash, heapsize=args.heapsize, rom_bytes=rom).start()
     print("emulated MicroPython board on %s (flash: %s); Ctrl-C to stop" % (device.port, device.flash_dir))
     print("try: make flash BOARD=pico PORT=%s ARGS='--arch x64'" % device.port, flush=True)
     try:

@@ -75,15 +75,20 @@ def is_board_module(path):
     return has_config and has_factory
 
 
-def board_mcu(board, root=ROOT):
-    """The ``"mcu"`` string literal of a board's CONFIG (e.g. "RP2040"), or None."""
+def board_setting(board, name, root=ROOT):
+    """The literal value of key `name` in a board module's dicts (its CONFIG), or None."""
     tree = _parse(os.path.join(root, "boards", board + ".py"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
-                if isinstance(key, ast.Constant) and key.value == "mcu" and isinstance(value, ast.Constant):
+                if isinstance(key, ast.Constant) and key.value == name and isinstance(value, ast.Constant):
                     return value.value
     return None
+
+
+def board_mcu(board, root=ROOT):
+    """The ``"mcu"`` string literal of a board's CONFIG (e.g. "RP2040"), or None."""
+    return board_setting(board, "mcu", root)
 
 
 def _imported_modules(path):
@@ -158,6 +163,31 @@ def all_board_files(root=ROOT):
     return [p for p in _walk(root, "boards") if p.endswith(".py")]
 
 
-def main_py(board):
-    """The text of the device's main.py for `board`: the firmware's composition root."""
-    return "import boards.%s as board\nfrom firmware import app\n\napp.main(board)\n" % board
+# The first lines of main.py when the firmware is not on the file system: its place comes first
+# on sys.path, ahead of '' (the file system), whatever the port's order.
+_MAIN_PATH = {
+    "romfs": """import sys
+try:
+    import os
+    os.stat('/rom/firmware')
+except OSError:  # a MicroPython that does not mount its ROMFS by itself
+    import vfs
+    vfs.mount(vfs.VfsRom(vfs.rom_ioctl(2, 0)), '/rom')
+if '/rom' in sys.path:
+    sys.path.remove('/rom')
+sys.path.insert(0, '/rom')
+""",
+    "frozen": """import sys
+if '.frozen' in sys.path:
+    sys.path.remove('.frozen')
+    sys.path.insert(0, '.frozen')
+""",
+}
+
+
+def main_py(board, where=None):
+    """The text of the device's main.py for `board`: the firmware's composition root.
+    where: None (modules on the file system), "romfs" (in the ROMFS partition at /rom) or
+    "frozen" (in the MicroPython image)."""
+    start = "import boards.%s as board\nfrom firmware import app\n\napp.main(board)\n" % board
+    return _MAIN_PATH.get(where, "") + start

@@ -2,25 +2,32 @@
 
     make flash BOARD=pico PORT=/dev/ttyACM0          # .mpy for the board's CPU, then copy
     make flash BOARD=esp32 PORT=/dev/ttyUSB0 ARGS=--source    # plain .py, for debugging
+    make flash BOARD=pico PORT=/dev/ttyACM0 ARGS=--romfs   # modules in a ROMFS partition
     make mpy                                          # only build .mpy for every board (sizes)
-    python -m tools.flash --board pico --port /dev/ttyACM0 [--source] [--arch x64] [--force]
+    python -m tools.flash --board pico --port /dev/ttyACM0 [--source] [--arch x64] [--force] [--romfs]
 
 Steps: (1) collect the files (tools/fileset.py: every firmware module, the data files, the
 shared boards modules and the chosen board), (2) compile each module with mpy-cross for the
 board's architecture into build/flash/<board>-<arch>/, (3) ask the device over the raw REPL
-what it has (MicroPython version, CPU architecture, files with their SHA-256), (4) remove
-stale files (a left-over .py would shadow the new .mpy), create folders and copy only what
-changed with `mpremote fs cp`, write main.py, (5) hash every file on the device again and
-compare, (6) report sizes, flash and RAM left.
+its free heap right after a soft reset (gc.mem_free, the largest free block from
+micropython.mem_info, the word size), what it runs (MicroPython version, CPU architecture,
+ROMFS) and what it has (files with their SHA-256), (4) compare the free heap with the
+firmware's measured need for the board (tools/ram_needs.json) and stop, with what to do, when
+it will not fit, (5) with --romfs write the ROMFS image (mpremote romfs deploy), (6) remove
+stale files and folders (a left-over .py would shadow the new .mpy), create folders and copy
+only what changed with `mpremote fs cp`, write main.py, (7) hash every file on the device
+again and compare, (8) report sizes, flash and RAM left, and the expected RAM headroom.
 
-Errors a person can fix (no board, wrong port, wrong board for the device, an old MicroPython)
-raise FlashError with what to do; `main()` prints it and exits with status 2.
+Errors a person can fix (no board, wrong port, wrong board for the device, an old MicroPython,
+too little RAM, no ROMFS) raise FlashError with what to do; `main()` prints it and exits with
+status 2.
 """
 
 import argparse
 import ast
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -124,12 +131,30 @@ try:
     _fs = (_fs[0] * _fs[2], _fs[0] * _fs[3])
 except (AttributeError, OSError):
     _fs = None
+try:
+    import vfs
+    _rom = vfs.rom_ioctl(1) if hasattr(vfs, 'rom_ioctl') else None
+    if _rom and _rom > 0:
+        _d = vfs.rom_ioctl(2, 0)
+        _rom = _d.ioctl(4, 0) * _d.ioctl(5, 0) if hasattr(_d, 'ioctl') else len(_d)
+        del _d
+except ImportError:
+    _rom = None
 gc.collect()
-print(_MARK_ + repr({'platform': sys.platform, 'version': sys.version,
+print(_MARK_ + repr({'platform': sys.platform, 'rom': _rom, 'version': sys.version,
     'machine': getattr(sys.implementation, '_machine', ''), 'mpy': getattr(sys.implementation, '_mpy', 0),
     'hash': _K, 'files': _files, 'fs': _fs,
     'mem_free': gc.mem_free(), 'mem_alloc': gc.mem_alloc()}))
 """.replace("_MARK_", repr(_PROBE_MARK))
+
+# Runs first, right after mpremote's soft reset, before the (bigger) probe above is compiled:
+# the free heap main.py will find, the largest free block and the port's word size.
+_MEM_MARK = "REEDCHESS-MEM "
+_MEM_CODE = (
+    "import gc, sys, micropython\ngc.collect()\n"
+    "print(%r, gc.mem_free(), gc.mem_alloc(), 8 if sys.maxsize > 0x7fffffff else 4)\n"
+    "micropython.mem_info()\n" % _MEM_MARK
+)
 
 
 class FlashError(ValueError):
@@ -283,7 +308,7 @@ def _bytecode_copy(src, folder, rel):
 
 
 def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=None, log=print, data_only=False,
-          bytecode=False):
+          bytecode=False, romfs=False):
     """Stage the files for `board` (compiled to .mpy for `arch`, or plain .py if `source`;
     `bytecode`: without machine code, see bytecode_source).
 
@@ -291,7 +316,9 @@ def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=No
     leaves it out, None writes it when firmware/app.py exists.
     data_only: only the data files and main.py, for MicroPython built with the firmware frozen
     in (manifest.py); flashing such a build removes the modules from the file system, where
-    they would shadow the frozen ones. Returns a Build.
+    they would shadow the frozen ones. romfs: the file-system part of a --romfs flash, only a
+    main.py that imports from /rom (modules and data files go into the ROMFS image). Returns a
+    Build.
     """
     arch = board_arch(board, arch, root)
     folder = out_dir or os.path.join(root, "build", "flash", "%s-%s%s" % (board, "py" if source else arch,
@@ -299,7 +326,7 @@ def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=No
     if os.path.isdir(folder):
         shutil.rmtree(folder)
     os.makedirs(folder)
-    modules = [] if data_only else fileset.firmware_sources(root) + fileset.board_files(board, root)
+    modules = [] if data_only or romfs else fileset.firmware_sources(root) + fileset.board_files(board, root)
     files = []
     for rel in modules:
         src = os.path.join(root, rel)
@@ -313,7 +340,7 @@ def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=No
         else:
             compile_mpy(src, dest, arch, rel, cache_dir=os.path.join(root, "build", "mpy-cache"))
         files.append(BuiltFile(dest_rel, dest, os.path.getsize(src)))
-    for rel in fileset.data_files(root):
+    for rel in [] if romfs else fileset.data_files(root):
         dest = os.path.join(folder, rel)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.copyfile(os.path.join(root, rel), dest)
@@ -328,7 +355,7 @@ def build(board, arch=None, source=False, root=ROOT, out_dir=None, write_main=No
     if write_main:
         dest = os.path.join(folder, "main.py")
         with open(dest, "w") as f:
-            f.write(fileset.main_py(board))
+            f.write(fileset.main_py(board, "romfs" if romfs else "frozen" if data_only else None))
         files.append(BuiltFile("main.py", dest, os.path.getsize(dest)))
     return Build(board, arch, source, folder, files)
 
@@ -400,13 +427,165 @@ def mpremote(port, args, capture=True, timeout=None):
     return proc.stdout
 
 
-def probe(port):
-    """Ask the device what it runs and has. Returns a dict (see _PROBE_CODE)."""
-    out = mpremote(port, ["exec", _PROBE_CODE])
+def parse_probe(out):
+    """The probe's dict from what the device printed (_MEM_CODE, then _PROBE_CODE).
+
+    Adds, when the memory lines are there: boot_free (gc.mem_free() after a collection right
+    after the soft reset), word_bytes (4 on 32-bit ports, 8 on 64-bit), heap_total and
+    max_free_block in bytes ("max free sz" of micropython.mem_info() is in GC blocks of
+    4 words: 16 bytes on a 32-bit port)."""
+    info = None
+    mem = {}
     for line in out.splitlines():
         if line.startswith(_PROBE_MARK):
-            return ast.literal_eval(line[len(_PROBE_MARK) :])
-    raise FlashError("the device did not answer the probe; it printed:\n" + out[-1000:])
+            info = ast.literal_eval(line[len(_PROBE_MARK) :])
+        elif line.startswith(_MEM_MARK):
+            words = line[len(_MEM_MARK) :].split()
+            mem["boot_free"], mem["word_bytes"] = int(words[0]), int(words[2])
+            mem["heap_total"] = int(words[0]) + int(words[1])
+        else:
+            found = re.search(r"max free sz: *(\d+)", line)
+            if found:
+                mem["max_free_blocks"] = int(found.group(1))
+            found = re.search(r"GC: total: *(\d+)", line)
+            if found:
+                mem["heap_total"] = int(found.group(1))
+    if info is None:
+        raise FlashError("the device did not answer the probe; it printed:\n" + out[-1000:])
+    if "max_free_blocks" in mem and "word_bytes" in mem:
+        mem["max_free_block"] = mem.pop("max_free_blocks") * 4 * mem["word_bytes"]
+    mem.pop("max_free_blocks", None)
+    info.update(mem)
+    return info
+
+
+def probe(port):
+    """Ask the device what it runs and has, and how much RAM is free. Returns a dict (see
+    _PROBE_CODE and parse_probe). One mpremote process: one soft reset, then the memory
+    figures before anything else is loaded."""
+    return parse_probe(mpremote(port, ["exec", _MEM_CODE, "+", "exec", _PROBE_CODE]))
+
+
+# ------------------------------------------------------------------------- the RAM budget
+RAM_NEEDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ram_needs.json")
+# How each way of flashing is called in ram_needs.json, and in messages.
+RAM_MODES = {
+    "mpy": ".mpy files (code loaded into RAM)",
+    "bytecode": ".mpy files without machine code (--bytecode)",
+    "source": ".py files compiled on the board (--source)",
+    "romfs": "a ROMFS image (code run in place from flash, --romfs)",
+    "frozen": "firmware frozen into MicroPython (manifest.py, --data-only)",
+}
+
+
+def load_ram_needs(path=RAM_NEEDS):
+    """The measured RAM needs {board: {mode: {...}}} (keys starting with "_" are notes)."""
+    import json
+
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as exc:
+        raise FlashError("cannot read the RAM figures %s: %s" % (path, exc)) from None
+
+
+def ram_mode(source=False, bytecode=False, romfs=False, data_only=False):
+    """The ram_needs.json mode of a way of flashing."""
+    if data_only:
+        return "frozen"
+    if romfs:
+        return "romfs"
+    if source:
+        return "source"
+    return "bytecode" if bytecode else "mpy"
+
+
+def _num(n):
+    return "{:,}".format(int(n))
+
+
+def ram_need(board, mode, info, needs):
+    """(need dict scaled to the device's word size, note) or (None, why not).
+
+    A missing "source" figure falls back to "mpy" as a lower bound (compiling on the board
+    needs more). Figures are for `_word_bytes` (32-bit) ports; on a 64-bit port they are
+    doubled (objects are up to twice their size there; byte arrays are not, so this errs on
+    the safe side)."""
+    table = needs.get(board) or {}
+    entry, note = table.get(mode), ""
+    if entry is None and mode == "source" and table.get("mpy"):
+        entry, note = table["mpy"], "at least the .mpy figure (compiling on the board needs more)"
+    if entry is None:
+        return None, "no measured RAM figure for %s as %s in %s" % (board, RAM_MODES[mode],
+                                                                      os.path.relpath(RAM_NEEDS, ROOT))
+    scale = max(1, info.get("word_bytes", 4) // needs.get("_word_bytes", 4))
+    need = {k: v * scale for k, v in entry.items() if k.endswith("_bytes")}
+    if scale > 1:
+        note = ((note + "; ") if note else "") + "figures of a 32-bit port, doubled for this %d-bit port" % (
+            8 * info["word_bytes"])
+    return need, note
+
+
+def check_ram(board, mode, info, needs=None, force=False, log=print, root=ROOT):
+    """Compare the board's free RAM with what the firmware needs; refuse (FlashError) when it
+    will not fit, unless `force`. Returns the headroom in bytes at the game's peak (negative
+    when short and forced), or None when the board or its figure is unknown."""
+    needs = load_ram_needs() if needs is None else needs
+    free = info.get("boot_free")
+    if free is None:
+        _say(log, "  RAM: the device did not report its free heap; not checked")
+        return None
+    block = info.get("max_free_block")
+    need, note = ram_need(board, mode, info, needs)
+    _say(log, "  RAM: %s bytes free after boot%s (heap %s)" % (
+        _num(free), ", largest free block %s" % _num(block) if block else "", _num(info.get("heap_total", 0))))
+    if need is None:
+        _say(log, "  RAM: %s: not checked" % note)
+        return None
+    peak, boot = need.get("peak_bytes", 0), need.get("boot_bytes", 0)
+    _say(log, "  RAM: %s as %s needs %s bytes after boot, %s at the peak of a game%s" % (
+        board, RAM_MODES[mode], _num(boot), _num(peak), " (%s)" % note if note else ""))
+    short = []
+    if free < peak:
+        short.append("%s bytes short at the peak (%s free, %s needed)" % (_num(peak - free), _num(free), _num(peak)))
+    largest = need.get("largest_block_bytes")
+    if block is not None and largest and block < largest:
+        short.append("the largest free block is %s bytes, the transposition table needs one of %s" % (
+            _num(block), _num(largest)))
+    if short and not force:
+        raise FlashError("the firmware will not fit in this board's RAM: %s.\n%s" % (
+            "; ".join(short), ram_advice(board, mode, info, needs, root)))
+    if short:
+        _say(log, "  RAM: will not fit (%s); flashing anyway (--force): expect MemoryError" % "; ".join(short))
+    return free - peak
+
+
+def ram_advice(board, mode, info, needs, root=ROOT):
+    """What to do when it does not fit: RAM, not flash, is short."""
+    free = info["boot_free"]
+    lines = ["  It is RAM (heap) that is short, not flash: removing files from the board does not help."
+             " What to do:"]
+    table = needs.get(board) or {}
+    for other, flag in (("frozen", "freeze the firmware into MicroPython with manifest.py, then"
+                                   " `make flash ARGS=--data-only` (docs/flashing.md, way 3)"),
+                        ("romfs", "on a MicroPython built with ROMFS: `make flash ARGS=--romfs`"),
+                        ("bytecode", "`make flash ARGS=--bytecode` (no machine code: half the engine's speed)")):
+        if other != mode and other in table:
+            need, _ = ram_need(board, other, info, needs)
+            if need["peak_bytes"] < ram_need(board, mode, info, needs)[0]["peak_bytes"]:
+                verdict = "fits" if need["peak_bytes"] <= free else "still %s bytes short" % _num(
+                    need["peak_bytes"] - free)
+                lines.append("  - %s: needs ~%s bytes (%s)" % (flag, _num(need["peak_bytes"]), verdict))
+    tt = fileset.board_setting(board, "tt_entries", root) if board in fileset.board_names(root) else None
+    lines.append("  - lower \"tt_entries\" in boards/%s.py%s: 10 bytes of RAM an entry (a power of two)"
+                 % (board, " (now %s)" % tt if tt else ""))
+    bigger = [b for b, t in sorted(needs.items()) if not b.startswith("_") and b != board
+              and t.get("free_bytes", 0) >= (t.get(mode) or {}).get("peak_bytes", 1 << 40)]
+    if bigger:
+        lines.append("  - use a board with more RAM: %s" % ", ".join(
+            "%s (~%s KB free)" % (b, _num(needs[b]["free_bytes"] // 1024)) for b in bigger))
+    lines.append("  - or pass --force to flash anyway (the firmware will stop with MemoryError)")
+    return "\n".join(lines)
 
 
 def describe_arch(code):
@@ -453,7 +632,10 @@ def check_device(build_, info, force=False):
 
 
 def plan(build_, info):
-    """What to change on the device: (folders to make, stale files to remove, files to copy)."""
+    """What to change on the device: (folders to make, stale files to remove, files to copy,
+    folders to remove). A folder left under firmware/ or boards/ would shadow the package
+    from ROMFS or frozen code (MicroPython imports a folder as a namespace package), so
+    folders the build does not have go too, deepest first."""
     have = info["files"]
     kind = info["hash"]
     wanted = {f.device_path: f for f in build_.files}
@@ -467,7 +649,9 @@ def plan(build_, info):
     if "main.py" not in wanted:
         stale = [p for p in stale if p != "main.py"]  # a person's own main.py stays
     copy = [f for f in build_.files if have.get(f.device_path) != f.digest(kind)]
-    return mkdirs, stale, copy
+    rmdirs = sorted((p for p, digest in have.items() if digest is None and p not in folders),
+                    key=lambda p: (-p.count("/"), p))
+    return mkdirs, stale, copy, rmdirs
 
 
 def _run_batched(port, commands, on_line):
@@ -496,18 +680,32 @@ def _run_batched(port, commands, on_line):
 
 
 def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_main=None, log=print, data_only=False,
-          bytecode=False):
+          bytecode=False, romfs=False, ram_needs=None):
     """Build for `board` and copy it to the device on `port`, verified by digests on the device.
+
+    Before copying, the board's free RAM is compared with the firmware's measured need
+    (tools/ram_needs.json, or `ram_needs`); when it will not fit, FlashError says what to do
+    (unless `force`). romfs: the modules go into a ROMFS image written to the board's ROMFS
+    partition (mpremote romfs deploy); the file system gets only the data files and a main.py
+    that imports from /rom.
 
     Returns (build, device info after flashing). Raises FlashError with advice on any problem.
     """
     arch = board_arch(board, arch, root)
     check_port(port)
+    if romfs and (source or data_only):
+        raise FlashError("--romfs takes the .mpy modules into a ROMFS image: it cannot go with --source or --data-only")
     _say(log, "building %s for %s (%s)..." % ("sources" if source else ".mpy", board, arch))
-    build_ = build(board, arch, source, root, write_main=write_main, log=log, data_only=data_only,
-                   bytecode=bytecode)
+    build_ = build(board, arch, source, root, write_main=False if romfs else write_main, log=log,
+                   data_only=data_only, bytecode=bytecode)
     for line in size_report(build_):
         _say(log, "  " + line)
+    modules = build_
+    if romfs:
+        image_path = build_.folder + ".romfs"
+        image = romfs_image(build_, image_path, log)
+        build_ = build(board, arch, False, root, out_dir=build_.folder + "-romfs-files", write_main=write_main,
+                       log=log, data_only=True, romfs=True)
     _say(log, "asking the device on %s what it has..." % port)
     info = probe(port)
     _say(
@@ -519,14 +717,21 @@ def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_ma
             describe_arch(info.get("mpy", 0) >> 10),
         ),
     )
-    check_device(build_, info, force)
-    mkdirs, stale, copy = plan(build_, info)
+    check_device(modules, info, force)
+    if romfs:
+        check_romfs(info, len(image))
+    headroom = check_ram(board, ram_mode(source, bytecode, romfs, data_only), info, ram_needs, force, log, root)
+    if romfs:
+        deploy_romfs(port, image_path, image, log)
+    mkdirs, stale, copy, rmdirs = plan(build_, info)
     _say(
         log,
         "  %d files up to date, %d to copy (%s bytes), %d stale to remove"
-        % (len(build_.files) - len(copy), len(copy), "{:,}".format(sum(f.size_bytes for f in copy)), len(stale)),
+        % (len(build_.files) - len(copy), len(copy), "{:,}".format(sum(f.size_bytes for f in copy)),
+           len(stale) + len(rmdirs)),
     )
     commands = [["fs", "rm", ":" + p] for p in stale]
+    commands += [["fs", "rmdir", ":" + d] for d in rmdirs]
     commands += [["fs", "mkdir", ":" + d] for d in mkdirs]
     commands += [["fs", "cp", "-f", f.local_path, ":" + f.device_path] for f in copy]
     sizes = {":" + f.device_path: f.size_bytes for f in copy}
@@ -539,8 +744,8 @@ def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_ma
             _say(
                 log, "  [%d/%d] %s (%s bytes)" % (len(copied), len(copy), words[2][1:], "{:,}".format(sizes[words[2]]))
             )
-        elif len(words) == 2 and words[0] in ("rm", "mkdir"):
-            _say(log, "  %s %s" % ("removed" if words[0] == "rm" else "created", words[1][1:]))
+        elif len(words) == 2 and words[0] in ("rm", "rmdir", "mkdir"):
+            _say(log, "  %s %s" % ("created" if words[0] == "mkdir" else "removed", words[1][1:]))
         elif line.strip():
             _say(log, "  mpremote: " + line.strip())
 
@@ -550,7 +755,7 @@ def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_ma
     after = probe(port)
     kind = after["hash"]
     bad = [f.device_path for f in build_.files if after["files"].get(f.device_path) != f.digest(kind)]
-    left = [p for p in stale if p in after["files"]]
+    left = [p for p in stale + rmdirs if p in after["files"]]
     if bad or left:
         raise FlashError(
             "verification failed: %s differ on the device%s. Run the flash again; if it keeps failing, "
@@ -576,7 +781,109 @@ def flash(board, port, arch=None, source=False, root=ROOT, force=False, write_ma
             log,
             "press the board's reset button (or run `mpremote connect %s reset`) to start the chess computer" % port,
         )
+    if headroom is not None:
+        need, _ = ram_need(board, ram_mode(source, bytecode, romfs, data_only), info,
+                           load_ram_needs() if ram_needs is None else ram_needs)
+        _say(log, "expected RAM headroom: %s bytes at the peak of a game, %s after boot (%s free of %s needed)" % (
+            _num(headroom), _num(info["boot_free"] - need.get("boot_bytes", 0)), _num(info["boot_free"]),
+            _num(need.get("peak_bytes", 0))))
     return build_, after
+
+
+# ------------------------------------------------------------------------- ROMFS
+ROMFS_HEADER = b"\xd2\xcd\x31"
+
+_ROM_HASH_MARK = "REEDCHESS-ROM "
+_ROM_HASH_CODE = """
+import vfs, hashlib, binascii
+_d = vfs.rom_ioctl(2, 0)
+if hasattr(_d, 'ioctl'):
+    print(%(mark)r + 'block-device')
+else:
+    _m = memoryview(_d)
+    _h = hashlib.sha256()
+    for _i in range(0, %(size)d, 1024):
+        _h.update(_m[_i:min(_i + 1024, %(size)d)])
+    print(%(mark)r + binascii.hexlify(_h.digest()).decode())
+"""
+
+
+def romfs_image(build_, out_path, log=print):
+    """A ROMFS image of the build's files but main.py (the .mpy modules of firmware/ and
+    boards/, and the data files, which the firmware finds next to its modules), made by
+    mpremote's own `romfs build`. Returns the image's bytes."""
+    if build_.source:
+        raise FlashError("--romfs takes .mpy files (code run in place): leave out --source")
+    stage = out_path + ".src"
+    if os.path.isdir(stage):
+        shutil.rmtree(stage)
+    for f in build_.files:
+        if f.device_path != "main.py":
+            dest = os.path.join(stage, f.device_path)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.copyfile(f.local_path, dest)
+    if not os.path.isdir(stage):
+        raise FlashError("nothing to put in a ROMFS image: the build has no .mpy modules")
+    cmd = [sys.executable, "-m", "mpremote", "romfs", "--no-mpy", "-o", out_path, "build", stage]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0 or not os.path.exists(out_path):
+        raise FlashError("mpremote romfs build failed: %s" % (proc.stderr or proc.stdout).strip())
+    with open(out_path, "rb") as f:
+        image = f.read()
+    _say(log, "  ROMFS image: %s bytes, %d files (%s)" % (
+        _num(len(image)), sum(1 for f in build_.files if f.device_path != "main.py"),
+        os.path.relpath(out_path, ROOT) if out_path.startswith(ROOT) else out_path))
+    return image
+
+
+def check_romfs(info, image_bytes):
+    """Refuse a ROMFS flash the device cannot take: no ROMFS, no partition, too small."""
+    rom = info.get("rom")
+    where = "%s (%s)" % (info.get("machine") or info.get("platform"), info.get("version", "").split("; ")[-1])
+    if rom is None:
+        raise FlashError(
+            "this MicroPython has no ROMFS (vfs.rom_ioctl is missing) on %s; the stock images of most boards,\n"
+            "  the Pico's included, are built without it. Either flash .mpy files (leave out --romfs),\n"
+            "  freeze the firmware (manifest.py, then --data-only: docs/flashing.md, way 3), or build\n"
+            "  MicroPython with ROMFS (MICROPY_VFS_ROM=1 and a ROM partition) and flash that first." % where)
+    if rom <= 0:
+        raise FlashError("this MicroPython has ROMFS support but no ROMFS partition (%s): build it with a ROM "
+                         "partition (MICROPY_HW_ROMFS_BYTES on rp2)" % where)
+    if image_bytes > rom:
+        raise FlashError("the ROMFS image (%s bytes) is bigger than the board's ROMFS partition (%s bytes): "
+                         "build MicroPython with a bigger partition, or use --bytecode for a smaller image"
+                         % (_num(image_bytes), _num(rom)))
+
+
+def romfs_digest(port, size):
+    """SHA-256 (hex) of the first `size` bytes of the device's ROMFS partition, or None."""
+    out = mpremote(port, ["exec", _ROM_HASH_CODE % {"mark": _ROM_HASH_MARK, "size": size}])
+    for line in out.splitlines():
+        if line.startswith(_ROM_HASH_MARK):
+            digest = line[len(_ROM_HASH_MARK):].strip()
+            return None if digest == "block-device" else digest
+    raise FlashError("the device did not report its ROMFS contents; it printed:\n" + out[-1000:])
+
+
+def deploy_romfs(port, image_path, image, log=print):
+    """Write the image to ROMFS partition 0 with `mpremote romfs deploy`, unless it is there
+    already; check it afterwards. Returns True when it was written."""
+    want = hashlib.sha256(image).hexdigest()
+    if romfs_digest(port, len(image)) == want:
+        _say(log, "  ROMFS partition already holds this image")
+        return False
+    _say(log, "writing the ROMFS image (%s bytes) with mpremote romfs deploy..." % _num(len(image)))
+    lines = []
+    _run_batched(port, [["romfs", "deploy", image_path]], lines.append)
+    done = "".join(lines)
+    if "ROMFS image deployed" not in done:
+        raise FlashError("mpremote romfs deploy did not finish: %s" % done.strip()[-500:])
+    got = romfs_digest(port, len(image))
+    if got is not None and got != want:
+        raise FlashError("verification failed: the ROMFS partition differs from the image after writing it. "
+                         "Run the flash again.")
+    _say(log, "  ROMFS image written and verified%s" % ("" if got else " (block device: not hashed)"))
+    return True
 
 
 def build_all(root=ROOT, log=print):
@@ -621,7 +928,13 @@ def main(argv=None):
         help="no machine code for the engine's hot functions (half the speed; for a MicroPython without the native"
         " emitter, or to save RAM when not frozen)"
     )
-    parser.add_argument("--force", action="store_true", help="flash even if the device's CPU does not match the board")
+    parser.add_argument("--force", action="store_true",
+                        help="flash even if the device's CPU does not match the board or its RAM is too small")
+    parser.add_argument(
+        "--romfs", action="store_true",
+        help="put the modules into a ROMFS image on the board's ROMFS partition (code runs in place, less RAM;"
+        " needs a MicroPython with ROMFS)"
+    )
     parser.add_argument("--no-main", action="store_true", help="do not write main.py")
     parser.add_argument(
         "--data-only", action="store_true", help="only data files and main.py (firmware frozen into MicroPython)"
@@ -646,6 +959,7 @@ def main(argv=None):
             write_main=False if args.no_main else None,
             data_only=args.data_only,
             bytecode=args.bytecode,
+            romfs=args.romfs,
         )
     except (FlashError, fileset.FileSetError) as exc:
         print("error: %s" % exc, file=sys.stderr)
