@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from firmware.controller.trainer import random_start  # noqa: E402
+from firmware.features.trainer import random_start  # noqa: E402
 from firmware.engine.notation import uci  # noqa: E402
 from firmware.engine.position import Position  # noqa: E402
 from firmware.engine.search import Limits, Searcher  # noqa: E402
@@ -27,7 +27,7 @@ from tests.test_trainer import pressed_king_positions  # noqa: E402
 
 SPEED_MPY = """
 import time
-from firmware.controller.trainer import random_start
+from firmware.features.trainer import random_start
 a = time.ticks_ms()
 for seed in range(300):
     random_start(seed % 6, seed)
@@ -36,10 +36,10 @@ print(time.ticks_diff(time.ticks_ms(), a) / 300)
 
 MEMORY_MPY = """
 import gc
-from firmware.controller.trainer import Trainer
-from firmware.controller.stats import Stats
-from firmware.controller.gameclock import GameClock
-from firmware.controller.touchmove import TouchMove
+from firmware.features.trainer import Trainer
+from firmware.features.stats import Stats
+from firmware.features.clock import GameClock
+from firmware.features.touch import TouchMove
 from firmware.engine.position import Position
 Position()
 gc.collect(); a = gc.mem_alloc()

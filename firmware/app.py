@@ -8,6 +8,12 @@
     a.boot(now_ms)                   # first scan, resume the journal
     a.step(now_ms)                   # one main-loop pass (runs a search when one is due)
 
+The modules of the controller are imported when the first App is built (main() allocates the
+engine's tables before that, so they get contiguous room). What is rarely used lives in
+firmware/features/ and is loaded on demand: the console's command handling (this module keeps
+only a non-blocking line reader; features/console.py is loaded when a line arrives and dropped
+after), the options menu, statistics, PGN export, the mate trainer, touch-move, chess clocks.
+
 The main loop is cooperative. `service(now_ms)` is one pass of everything that must stay
 responsive: scan the reed switches, debounce, feed BoardSync with events and the debounced
 occupancy, hand its verdicts and the button presses to the Controller, console input,
@@ -26,24 +32,8 @@ Nothing in `service` allocates while nothing happens on the board.
 clock); it is read once per pass. `work_nodes` counts every node searched so far (the
 simulator turns it into device time).
 """
-from firmware.compat import ticks_diff
+from firmware.compat import const, ticks_diff
 from firmware.compat import ticks_ms as _ticks_ms
-from firmware.controller.board_sync import IDLE, BoardSync
-from firmware.controller.computer import Computer
-from firmware.controller.console import Console, pgn_of
-from firmware.controller.flow import (
-    STOP_NONE,
-    WORK_NONE,
-    WORK_PONDER,
-    WORK_THINK,
-    Controller,
-    Outcome,
-)
-from firmware.controller.game import DEFAULT_GAME_PLIES, Game
-from firmware.controller.settings import Settings, SettingsError
-from firmware.controller.stats import Stats
-from firmware.controller.trainer import SETS
-from firmware.controller.ui import Ui
 from firmware.engine.search import MOVE_STACK, Searcher, mate_in_moves
 
 POLL_TARGET_MS = 10
@@ -53,21 +43,35 @@ POLL_TARGET_MS = 10
 # less heap this way (docs/memory.md). The firmware allocates little (nothing while idle
 # or searching), so the collections are rare: a few per move, ~1-2 ms each on a chip.
 GC_THRESHOLD_BYTES = 2048
-MIN_POLL_NODES = 1
-UNEXPLAINED_MS = 3000
+_MIN_POLL_NODES = const(1)
+_UNEXPLAINED_MS = const(3000)
+_IDLE = const(0)  # board_sync.IDLE
+_WORK_NONE = const(0)  # flow.WORK_*, STOP_NONE
+_WORK_THINK = const(1)
+_WORK_PONDER = const(2)
+_STOP_NONE = const(0)
+_DEFAULT_GAME_PLIES = const(600)  # game.DEFAULT_GAME_PLIES
 
 
 class App:
     def __init__(self, hw, searcher, book=None, journal=None, ticks_ms=None, console=None, write=None,
                  settings=None, start_fen=None, seed=0, log=None, poll_target_ms=POLL_TARGET_MS,
-                 sensor_log=None, stats=None, collect=None):
+                 sensor_log=None, collect=None):
         """`settings` / `start_fen`: used when the journal holds none (a fresh unit).
         `collect`: gc.collect on a board (main() passes it), called before every search: the
         garbage of the moves before goes, and what the next move keeps lands low in the heap
         instead of splitting the free room (fragmentation); None (the simulator): never.
-        `sensor_log`: an optional controller.sensor_log.SensorLog that records every debounced
-        sensor event and button press (for replay in the simulator). `stats`: a
-        controller.stats.Stats (default: one in the journal's storage, none without a journal)."""
+        `sensor_log`: an optional features.sensor_log.SensorLog that records every debounced
+        sensor event and button press (for replay in the simulator). `console`: an object whose
+        readline() returns a line or None (the USB serial line), `write`: prints a console answer.
+        The statistics live beside the journal (none without one)."""
+        from firmware.controller.board_sync import BoardSync
+        from firmware.controller.computer import Computer
+        from firmware.controller.flow import Controller
+        from firmware.controller.game import Game
+        from firmware.controller.settings import Settings
+        from firmware.controller.ui import Ui
+
         cfg = hw.config
         self.hw = hw
         self.config = cfg
@@ -76,24 +80,23 @@ class App:
         self.button_names = hw.buttons.names
         self.debouncer = hw.make_debouncer()
         self.raw = bytearray(8)
-        self.sync = BoardSync(stable_ms=cfg["stable_ms"], unexplained_ms=cfg.get("unexplained_ms", UNEXPLAINED_MS))
-        self.game = Game(cfg.get("game_plies") or DEFAULT_GAME_PLIES)
+        self.sync = BoardSync(stable_ms=cfg["stable_ms"], unexplained_ms=cfg.get("unexplained_ms", _UNEXPLAINED_MS))
+        self.game = Game(cfg.get("game_plies") or _DEFAULT_GAME_PLIES)
         self.searcher = searcher
         self.computer = Computer(searcher, book, seed)
         self.settings = settings.copy() if settings is not None else Settings(level=self.computer.default_level())
         self.ui = Ui(hw.leds, hw.buzzer, hw.display, getattr(hw, "status", None))
         self.journal = journal
-        if stats is None and journal is not None:
-            stats = Stats(journal.path, journal.open_fn, journal.fs, self.computer.level_count(), len(SETS))
-        self.stats = stats
         self._chord = 0  # buttons whose next event belongs to a two-button "clock" chord
         self.log = log
         self.sensor_log = sensor_log
         self.controller = Controller(self.game, self.sync, self.settings, self.debouncer.stable, self.ui,
-                                     journal, self.computer, log, stats)
+                                     journal, self.computer, log)
         self.ticks_ms = ticks_ms if ticks_ms is not None else _ticks_ms
         self.console_in = console
-        self.console = Console(self, write)
+        self.write = write if write is not None else print
+        self.fed = None  # the console-fed board (features/console.py "feed"), else None
+        self.node_cap = 0  # console "nodes N": every search stops after N nodes (0: off)
         self.start_fen = start_fen
         self.now = 0
         self.work_nodes = 0
@@ -101,7 +104,7 @@ class App:
         self.max_poll_nodes = searcher.poll_nodes
         self.poll_target_ms = poll_target_ms
         if poll_target_ms:
-            searcher.poll_nodes = MIN_POLL_NODES  # start responsive; fast chips ramp up quickly
+            searcher.poll_nodes = _MIN_POLL_NODES  # start responsive; fast chips ramp up quickly
         self._last_poll_ms = 0
         self.searches = 0
         self.collect = collect
@@ -120,14 +123,9 @@ class App:
                 self.controller.journal_ok = False
                 if self.log:
                     self.log("journal unreadable: %s" % (exc,))
-        if self.stats is not None:
-            try:
-                self.stats.load()
-            except OSError as exc:
-                self.controller.stats = None
-                if self.log:
-                    self.log("statistics unreadable: %s" % (exc,))
         if saved is not None and saved.settings is not None:
+            from firmware.controller.settings import Settings, SettingsError
+
             try:
                 s = Settings.from_bytes(saved.settings)
                 s.check(self.computer.level_count())
@@ -147,7 +145,7 @@ class App:
         deb = self.debouncer
         sync = self.sync
         c = self.controller
-        self.sensors.scan_into(self.raw)
+        (self.fed or self.sensors).scan_into(self.raw)
         deb.update(self.raw, now_ms)
         ev = deb.pop()
         while ev >= 0:
@@ -160,7 +158,7 @@ class App:
             ev = deb.pop()
         code = sync.update(deb.stable, now_ms)
         n = 0
-        while code != IDLE and n < 8:
+        while code != _IDLE and n < 8:
             c.on_sync(code, now_ms)
             code = sync.update(deb.stable, now_ms)
             n += 1
@@ -181,10 +179,21 @@ class App:
         if self.console_in is not None:
             line = self.console_in.readline()
             if line is not None:
-                self.console.handle(line, now_ms)
+                self.command(line, now_ms)
         c.tick(now_ms)
         self.ui.refresh(c, now_ms)
         self.ui.update(now_ms)
+
+    def command(self, line, now_ms=0):
+        """One console line: features/console.py is loaded for it and dropped after."""
+        from firmware.features import drop, load
+
+        try:
+            load("console").handle(self, line, now_ms)
+        finally:
+            drop("console")
+            drop("pgn")
+            self.controller.tidy()
 
     def _chord_name(self, index):
         """Two buttons pressed together are the clock button: the first event of the pair
@@ -204,15 +213,38 @@ class App:
         """One main-loop pass; runs the engine to the end of a search when one is due."""
         self.service(now_ms)
         work = self.controller.engine_work()
-        if work != WORK_NONE:
+        if work != _WORK_NONE:
             self._engine(work)
 
     def run(self):
-        """Boot and loop forever (the device's main)."""
+        """Boot and loop forever (the device's main). A MemoryError in the loop does not lose
+        the game (the journal holds every move): see out_of_memory."""
         ticks = self.ticks_ms
         self.boot(ticks())
         while True:
-            self.step(ticks())
+            try:
+                while True:
+                    self.step(ticks())
+            except MemoryError:
+                self.out_of_memory(ticks())
+
+    def out_of_memory(self, now_ms):
+        """After a MemoryError: drop the search, collect, say so on serial and the display,
+        light the error pattern (the four corners), and go on with the game."""
+        c = self.controller
+        c.searching = _WORK_NONE
+        c.stop = _STOP_NONE
+        c.ponder_hit = False
+        self.controller.tidy()
+        if self.collect is not None:
+            self.collect()
+        try:
+            self.write("out of memory")
+            c._say("out of memory", now_ms)
+            c._show_errors((0, 7, 56, 63), ())
+            self.ui.beep("error")
+        except MemoryError:
+            pass
 
     # ---- the engine -----------------------------------------------------------------------
     def _engine(self, work):
@@ -222,8 +254,10 @@ class App:
         comp.set_level(level)
         if self.collect is not None:
             self.collect()
-        if work == WORK_THINK:
-            if self.settings.book and not c.trainer.active:
+        from firmware.controller.flow import Outcome
+
+        if work == _WORK_THINK:
+            if self.settings.book and c.trainer is None:
                 move = comp.book_move(self.game.position, level)
                 if move:
                     c.search_started(work)
@@ -232,7 +266,7 @@ class App:
                     return
             pos = comp.prepare(self.game.position)
             limits = c.limits_for(level, self.now)
-        elif work == WORK_PONDER:
+        elif work == _WORK_PONDER:
             if comp.is_analysis(level):
                 c.ponder_tried = True
                 return
@@ -241,13 +275,16 @@ class App:
         else:
             pos = comp.prepare(self.game.position)
             limits = comp.hint_limits(level)
+        cap = self.node_cap
+        if cap and (not limits.nodes or limits.nodes > cap):
+            limits.nodes = cap
         c.search_started(work)
         self.searches += 1
         self._seen_nodes = 0
         self._last_poll_ms = self.now
         searcher = self.searcher
         for info in searcher.iterate(pos, limits, self._poll):
-            c.search_info(info.score_cp, info.mate_in, info.depth, info.nodes, info.pv if work == WORK_THINK else None)
+            c.search_info(info.score_cp, info.mate_in, info.depth, info.nodes, info.pv if work == _WORK_THINK else None)
         self._count_nodes(searcher)
         self.now = self.ticks_ms()  # the search took time: the result is known only now
         score = searcher.best_score
@@ -269,9 +306,9 @@ class App:
         if target:
             dt = ticks_diff(now, self._last_poll_ms)
             pn = searcher.poll_nodes
-            if dt > target and pn > MIN_POLL_NODES:
+            if dt > target and pn > _MIN_POLL_NODES:
                 pn = pn * target // dt
-                searcher.poll_nodes = pn if pn > MIN_POLL_NODES else MIN_POLL_NODES
+                searcher.poll_nodes = pn if pn > _MIN_POLL_NODES else _MIN_POLL_NODES
             elif dt * 2 < target and pn < self.max_poll_nodes:
                 pn *= 2
                 searcher.poll_nodes = pn if pn < self.max_poll_nodes else self.max_poll_nodes
@@ -281,23 +318,47 @@ class App:
         if c.ponder_hit:
             c.ponder_hit = False
             searcher.ponderhit()
-        return c.stop != STOP_NONE
+        return c.stop != _STOP_NONE
 
-    # ---- export -----------------------------------------------------------------------------
-    def pgn_texts(self):
-        """PGN of every archived game and of the current one (allocates)."""
-        out = []
-        n = 0
-        if self.journal is not None:
-            try:
-                for g in self.journal.games():
-                    n += 1
-                    out.append(pgn_of(g.start_fen, g.moves, g.result, n))
-            except OSError:
-                pass
-        n += 1
-        out.append(pgn_of(self.game.start_fen, self.game.moves(), self.game.result, n))
-        return out
+
+class Fed:
+    """The console-fed board (console "feed"): an occupancy the console changes, read like
+    the reed switches (scan_into), so the debouncer and the board sync see its changes."""
+
+    def __init__(self, occ):
+        self.occ = bytearray(occ)
+
+    def scan_into(self, bitmap):
+        occ = self.occ
+        for i in range(8):
+            bitmap[i] = occ[i]
+
+
+class StdinReader:
+    """Non-blocking line reader on sys.stdin (USB serial on a board). readline() returns a
+    complete line without its newline, or None."""
+
+    def __init__(self):
+        import select
+        import sys
+
+        self._stdin = sys.stdin
+        self._poller = select.poll()
+        self._poller.register(sys.stdin, select.POLLIN)
+        self._buf = ""
+
+    def readline(self):
+        while self._poller.poll(0):
+            ch = self._stdin.read(1)
+            if not ch:
+                return None
+            if ch in "\r\n":
+                if self._buf:
+                    line, self._buf = self._buf, ""
+                    return line
+            elif len(self._buf) < 200:
+                self._buf += ch
+        return None
 
 
 def make_searcher(config, clock_ms=None, seed=0, tt_entries=None, stack_bytes=0):
@@ -323,24 +384,52 @@ def _board_stack_bytes(config):
     return (config.get("stack_bytes") or 0) if port and sys.platform == port else 0
 
 
+def show_faults(hw, ticks_ms=_ticks_ms, write=print, ms=1500):
+    """Say once which devices did not answer (`hw.faults`, strings; none: nothing) on serial,
+    on the display and as the error pattern on the LEDs (the four corners blinking fast) for
+    `ms`; the unit plays on without them. Returns the faults."""
+    faults = getattr(hw, "faults", None) or ()
+    if not faults:
+        return faults
+    write("faults: " + ", ".join(faults))
+    try:
+        if hw.display is not None:
+            hw.display.show_text(("Hardware fault", faults[0][:21], "playing on", "", ""))
+        from firmware.io.leds import BLINK_FAST, ERROR
+
+        leds = hw.leds
+        leds.show({0: BLINK_FAST | ERROR, 7: BLINK_FAST | ERROR, 56: BLINK_FAST | ERROR, 63: BLINK_FAST | ERROR})
+        start = ticks_ms()
+        now = start
+        while ticks_diff(now, start) < ms:
+            leds.update(now)
+            now = ticks_ms()
+        leds.show({})
+    except (OSError, AttributeError) as exc:
+        write("fault display: %s" % (exc,))
+    return faults
+
+
 def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     """Build the chess computer for `board_module` (e.g. boards.pico) and run it forever.
 
+    The engine's tables (Searcher) are allocated first, right after the engine is imported,
+    so they get contiguous room; then the drivers, the book, the journal and the controller.
     `sensor_log_path` (or the board config's "sensor_log" entry) turns on the sensor log: every
     debounced sensor event and button press is appended to that file, to be replayed with
     `python -m host_sim --replay FILE`."""
     import gc
 
-    from firmware.controller.console import StdinReader
+    if hasattr(gc, "threshold"):
+        gc.threshold(GC_THRESHOLD_BYTES)
+    cfg = board_module.CONFIG
+    gc.collect()
+    searcher = make_searcher(cfg, stack_bytes=_board_stack_bytes(cfg))
+    hw = board_module.make_hardware()
+    cfg = hw.config
     from firmware.controller.journal import Journal
     from firmware.engine.book import default_book_path, open_book_or_none
 
-    if hasattr(gc, "threshold"):
-        gc.threshold(GC_THRESHOLD_BYTES)
-    hw = board_module.make_hardware()
-    cfg = hw.config
-    gc.collect()
-    searcher = make_searcher(cfg, stack_bytes=_board_stack_bytes(cfg))
     book = open_book_or_none(book_path or default_book_path(), print)
     journal = Journal(journal_path)
     try:
@@ -350,13 +439,14 @@ def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     sensor_log = None
     log_path = sensor_log_path or cfg.get("sensor_log")
     if log_path:
-        from firmware.compat import ticks_ms
-        from firmware.controller.sensor_log import open_sensor_log
+        from firmware.features.sensor_log import open_sensor_log
 
         try:
-            sensor_log = open_sensor_log(log_path, cfg.get("name", "board"), ticks_ms())
+            sensor_log = open_sensor_log(log_path, cfg.get("name", "board"), _ticks_ms())
         except (OSError, ValueError) as exc:
             print("sensor log off: %s" % (exc,))
+    app = App(hw, searcher, book=book, journal=journal, console=console, log=print, sensor_log=sensor_log,
+              collect=gc.collect)
+    show_faults(hw)
     gc.collect()
-    App(hw, searcher, book=book, journal=journal, console=console, log=print, sensor_log=sensor_log,
-        collect=gc.collect).run()
+    app.run()

@@ -67,7 +67,7 @@ class Simulator:
         `fen`, else the start position); `bounce`: contact bounces per touch; `pass_us`: the
         device time of one main-loop pass (default: the board's, see clock.py; a larger
         value simulates long idle stretches faster, more coarsely); `sensor_log`: a
-        firmware.controller.sensor_log.SensorLog the App writes every debounced event to."""
+        firmware.features.sensor_log.SensorLog the App writes every debounced event to."""
         if human not in SIDES:
             raise ValueError("human must be one of %s, got %r" % (", ".join(sorted(SIDES)), human))
         self.config = importlib.import_module("boards." + board).CONFIG

@@ -21,7 +21,7 @@ import os
 import sys
 import time
 
-from firmware.controller.pgn import game_pgn
+from firmware.features.pgn import game_pgn
 from firmware.engine.fen import START_FEN
 from firmware.engine.notation import parse_san, parse_uci, san
 from firmware.engine.position import Position

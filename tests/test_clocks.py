@@ -6,7 +6,7 @@ computer's own clock, and the clocks surviving a power cut at any journal write.
 import chess
 import pytest
 
-from firmware.controller.gameclock import (
+from firmware.features.clock import (
     BRONSTEIN,
     FISCHER,
     PRESETS,
@@ -129,7 +129,7 @@ def test_record_round_trip_and_text():
 def test_clock_under_micropython_and_its_hot_path_allocates_nothing():
     out = run_mpy(
         "from firmware.compat import heap_lock, heap_unlock\n"
-        "from firmware.controller.gameclock import GameClock, PRESETS\n"
+        "from firmware.features.clock import GameClock, PRESETS\n"
         "c = GameClock(); c.configure(PRESETS[5]); c.run(0, 0); c.moved(0, 2000); c.run(8, 2000)\n"
         "c.moved(8, 12000); print(c.left_ms(0, 12000), c.left_ms(8, 12000), c.text(12000))\n"
         "d = GameClock(); d.configure(PRESETS[5]); d.restore(c.to_bytes(12000)); print(d.left_ms(8, 0))\n"
@@ -264,7 +264,7 @@ def test_clocks_survive_a_power_cut_at_every_journal_write():
     def observer(i):
         sim = holder[0] if holder else None
         c = sim.controller if sim else None
-        if c is None or not c.clock.enabled:
+        if c is None or c.clock is None:
             snaps.append(None)
         else:
             snaps.append((c.game.uci_moves(), c.clock.remaining[0], c.clock.remaining[1]))
@@ -293,9 +293,9 @@ def test_clocks_survive_a_power_cut_at_every_journal_write():
         try:
             c = again.controller
             if last is None:  # no clock record yet: fresh clocks (if the settings made it)
-                assert not c.clock.enabled or c.clock.remaining == [180000, 180000]
+                assert c.clock is None or c.clock.remaining == [180000, 180000]
                 continue
-            assert c.settings.clock == FISCHER_3_2 and c.clock.enabled
+            assert c.settings.clock == FISCHER_3_2 and c.clock is not None
             # the clocks resume exactly as the last complete record left them (the running
             # side's time is settled only when the turn changes)
             assert c.clock.remaining == [last[1], last[2]], "cut at operation %d" % k

@@ -16,8 +16,10 @@ from firmware.controller.game import (
     Game,
     IllegalGameMoveError,
 )
-from firmware.controller.gameclock import GameClock
-from firmware.controller.pgn import game_pgn
+from firmware.features.clock import GameClock
+from firmware.features import console
+from firmware.features.options import change
+from firmware.features.pgn import game_pgn
 from firmware.controller.settings import BLACK, NOBODY, OPTION_NAMES, Settings, SettingsError
 from firmware.engine import rules
 from firmware.engine.constants import to_sq64
@@ -69,7 +71,7 @@ def test_game_from_fen_resign_timeout_and_claims():
 
 def test_settings_round_trip_and_validation():
     s = Settings(level=7, computer_side=NOBODY)
-    s.toggle(OPTION_NAMES.index("ponder"))
+    change(s, OPTION_NAMES.index("ponder"), 9, 6)  # the options menu's "change" toggles an option
     back = Settings.from_bytes(s.to_bytes())
     assert back == s and back.ponder is False and back.level == 7 and back.computer_side == NOBODY
     other = Settings()
@@ -84,7 +86,14 @@ def test_settings_round_trip_and_validation():
     with pytest.raises(SettingsError):
         Settings(level=40).check(26)
     Settings(level=25, computer_side=BLACK).check(26)
-    assert "two players" in s.describe()
+    out = []
+
+    class App:  # what the console's "settings" reads
+        controller = type("C", (), {"settings": s})
+        write = out.append
+
+    console.handle(App, "settings")
+    assert "two players" in out[0] and "ponder off" in out[0]
 
 
 def test_game_clock_counts_down_adds_increments_and_flags():
@@ -142,8 +151,8 @@ def test_same_calls_under_micropython():
     out = run_mpy(
         "from firmware.controller.game import Game\n"
         "from firmware.controller.settings import Settings\n"
-        "from firmware.controller.gameclock import GameClock\n"
-        "from firmware.controller.pgn import game_pgn\n"
+        "from firmware.features.clock import GameClock\n"
+        "from firmware.features.pgn import game_pgn\n"
         "from firmware.engine.notation import parse_uci\n"
         "g = Game()\n"
         "for t in ('f2f3', 'e7e5', 'g2g4', 'd8h4'):\n"

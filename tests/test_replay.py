@@ -88,7 +88,7 @@ def test_a_log_written_by_the_firmware_logger_replays():
     code = r"""
 import io
 from firmware.io.debounce import OccupancyDebouncer, event_cell, event_kind
-from firmware.controller.sensor_log import SensorLog
+from firmware.features.sensor_log import SensorLog
 deb = OccupancyDebouncer(30)
 raw = bytearray(b"\xff\xff\x00\x00\x00\x00\xff\xff")
 deb.reset(raw, 0)
@@ -124,7 +124,7 @@ print(out.getvalue())
 def test_the_app_logs_every_sensor_event_and_the_log_replays_to_the_same_game():
     """The App's sensor-log hook (a board setting on a real unit) records what the firmware
     saw; replaying that file in a fresh simulator gives the same game."""
-    from firmware.controller.sensor_log import SensorLog as FirmwareLog
+    from firmware.features.sensor_log import SensorLog as FirmwareLog
 
     stream = io.StringIO()
     with Simulator(seed=3, level=0, sensor_log=FirmwareLog(stream, "pico", start_ms=0)) as sim:

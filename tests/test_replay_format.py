@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from firmware.controller.sensor_log import SensorLog as FirmwareLog, SensorLogError, cell_name, open_sensor_log
+from firmware.features.sensor_log import SensorLog as FirmwareLog, SensorLogError, cell_name, open_sensor_log
 from host_sim.replay import Event, LogFormatError, Recorder, SensorLog, parse_event
 from tests.mpy import run_mpy
 
@@ -108,7 +108,7 @@ def test_firmware_logger_runs_under_micropython_on_debounced_events():
     code = r"""
 import io
 from firmware.io.debounce import OccupancyDebouncer, event_cell, event_kind
-from firmware.controller.sensor_log import SensorLog
+from firmware.features.sensor_log import SensorLog
 deb = OccupancyDebouncer(30)
 board = bytearray(8)
 board[1] = 0xFF

@@ -5,7 +5,7 @@ options menu, refusing another piece, captures, rook-first castling)."""
 import chess
 
 from firmware.controller.settings import OPTION_NAMES, Settings
-from firmware.controller.touchmove import TouchMove
+from firmware.features.touch import TouchMove
 from firmware.engine.constants import to_sq64
 from firmware.engine.levels import find_level
 from firmware.engine.notation import parse_uci

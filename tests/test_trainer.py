@@ -5,7 +5,7 @@ side), a failure by stalemate, and the results per set in flash."""
 import chess
 import pytest
 
-from firmware.controller import trainer as T
+from firmware.features import trainer as T
 from firmware.controller.game import Game
 from firmware.engine.notation import parse_uci, uci
 from firmware.engine.position import Position
@@ -67,7 +67,7 @@ def test_bad_arguments_are_clear_errors():
 def test_start_positions_are_the_same_under_micropython():
     seeds = [(i % 6, i * 7919) for i in range(12)]
     out = run_mpy(
-        "from firmware.controller.trainer import random_start\n"
+        "from firmware.features.trainer import random_start\n"
         "for s, seed in %r:\n"
         "    print(random_start(s, seed, (seed & 1) * 8))\n" % (seeds,),
         heapsize=PICO_HEAP,
@@ -282,12 +282,12 @@ def test_kqk_exercise_mated_by_a_scripted_player():
     text = sim.display_text()
     assert text[0] == "Mate! %d moves" % moves and text[1].startswith("time ")
     assert text[2].startswith("KQ 1/1 best %d" % moves)
-    tries, ok, best, best_ms = sim.controller.stats.trainer(0)
+    tries, ok, best, best_ms = sim.controller.stats_call("trainer", 0)
     assert (tries, ok, best) == (1, 1, moves) and best_ms == sim.controller.trainer.player_ms > 0
     assert "KQ 1/1 %dmv" % moves in " ".join(sim.console("stats"))
     # flash: the results survive a reboot; `new` starts the next exercise of the same set
     again = Simulator(flash=sim.flash.copy(), pieces=sim.board_fen(), book=False)
-    assert again.controller.stats.trainer(0)[:3] == (1, 1, moves)
+    assert again.controller.stats_call("trainer", 0)[:3] == (1, 1, moves)
     again.press("new")
     assert again.state()["phase"] == "setup" and again.controller.trainer.name() == "KQ"
     assert again.fen() != sim.controller.game.start_fen
@@ -312,11 +312,11 @@ def test_stalemate_is_a_failure():
     st = sim.state()
     assert st["result"] == "1/2-1/2" and st["reason"] == "stalemate"
     assert sim.display_text()[0] == "Failed: stalemate"
-    assert sim.controller.stats.trainer(0) == (1, 0, 0, 0)
+    assert sim.controller.stats_call("trainer", 0) == (1, 0, 0, 0)
     # leaving the trainer: set up the start position
     sim.arrange(START_FEN.split()[0])
     sim.settle()
-    assert not sim.controller.trainer.active and sim.controller.settings.trainer == 0
+    assert sim.controller.trainer is None and sim.controller.settings.trainer == 0
     assert sim.state()["phase"] == "player" and sim.game() == []
 
 
@@ -336,7 +336,7 @@ def test_a_power_cut_during_an_exercise_resumes_it():
     assert again.state()["computer"] == "black"
     board = play_exercise(again, board, engine_player())
     assert board.is_checkmate()
-    assert again.controller.stats.trainer(1)[:2] == (1, 1)
+    assert again.controller.stats_call("trainer", 1)[:2] == (1, 1)
 
 
 def test_trainer_menu_value_and_the_square_it_lights():
@@ -358,7 +358,7 @@ def test_trainer_menu_value_and_the_square_it_lights():
 def test_setup_and_tick_allocate_nothing_under_micropython():
     out = run_mpy(
         "from firmware.compat import heap_lock, heap_unlock\n"
-        "from firmware.controller.trainer import Trainer\n"
+        "from firmware.features.trainer import Trainer\n"
         "t = Trainer(); t.begin(4, 99, 8, 0)\n"
         "occ = bytearray(8)\n"
         "def run(now):\n"
@@ -385,9 +385,9 @@ def test_console_new_game_leaves_the_trainer_but_not_for_a_bad_fen():
     sim = Simulator(book=False)
     start_trainer(sim, "KBN")
     out = sim.console("new 8/8/8/8 w - - 0 1")
-    assert out[0].startswith("error:") and sim.controller.trainer.active
+    assert out[0].startswith("error:") and (sim.controller.trainer is not None)
     assert sim.console("new") == ["ok"]
-    assert not sim.controller.trainer.active and sim.controller.settings.trainer == 0
+    assert sim.controller.trainer is None and sim.controller.settings.trainer == 0
     assert sim.state()["phase"] == "verify" and sim.game() == []
 
 

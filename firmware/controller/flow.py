@@ -20,9 +20,13 @@ Phases (ui.py): PLAYER (waiting for a move on the board; the engine may ponder),
 PROMOTE (choosing the promotion piece), OVER (game end shown), VERIFY (the board must be
 brought to the game position: after take back, new game, power-up, or on request), OFFER
 (the computer offers to resign), SETUP (the mate trainer guides its pieces onto the board).
-Button meanings are listed in BUTTON_HELP and docs/playing.md. The trainer, clocks, touch-move,
-statistics and evaluation display live in features.py (the base class); this file calls them
-at a few hooks.
+Button meanings: docs/playing.md.
+
+Features on demand (firmware/features/, loaded while in use, dropped by `tidy()` after): the
+controller holds `clock` (features.clock.GameClock), `touch` (features.touch.TouchMove) and
+`trainer` (features.trainer.Trainer), each None while unused, and calls a few hook methods on
+them; the options menu (features.options) is loaded while it is open, the statistics
+(features.stats) for each count or look (`stats_call`).
 """
 from firmware.compat import const, ticks_add, ticks_diff
 from firmware.controller import ui as _ui
@@ -42,15 +46,12 @@ from firmware.controller.board_sync import (
 )
 from firmware.controller.occupancy import same
 from firmware.controller.game import RESULT_DRAW, IllegalGameMoveError
-from firmware.controller import trainer as _trainer
-from firmware.controller.features import Features
-from firmware.controller.gameclock import PRESETS
-from firmware.controller.settings import ITEM_STATS, MENU_ITEMS, NOBODY
+from firmware.controller.settings import NOBODY, SETS
 from firmware.engine import rules
 from firmware.engine.constants import from_sq64, to_sq64
 from firmware.engine.fen import START_FEN
 from firmware.engine.notation import san
-from firmware.io.buttons import LONG, SHORT
+from firmware.features import drop, load
 
 PLAYER = _ui.PLAYER
 THINKING = _ui.THINKING
@@ -70,25 +71,21 @@ STOP_NONE = const(0)
 STOP_USE = const(1)  # "move now": play the best move found so far
 STOP_DISCARD = const(2)  # the position changed: the search result is worthless
 
-MENU_MS = const(6000)  # an untouched menu closes after this
-PROMOTE_MS = const(5000)  # an unconfirmed promotion choice is taken after this
-MESSAGE_MS = const(2500)
-VERIFY_STABLE_MS = const(300)
-RESIGN_CP = const(700)  # offer to resign below -RESIGN_CP for two searches in a row
-_PROMO_CYCLE = (5, 4, 3, 2)  # queen, rook, bishop, knight
-
-BUTTON_HELP = (
-    ("new", "new game (same sides)", "new game, sides swapped"),
-    ("level", "level menu: next level", "options menu"),
-    ("takeback", "take back one move (menus: previous)", "verify the board"),
-    ("hint", "show a hint (options menu: change)", "claim a draw"),
-    ("move", "computer plays now / switch sides; move now", "two-player mode on/off"),
-    ("setup", "verify the board", "verify the board"),
-    ("mode", "two-player mode on/off", "options menu"),
-    ("clock", "pause / restart the chess clock", "pause / restart the chess clock"),
-    ("ok", "confirm (menu, promotion, play on); else pause the clock", "confirm"),
-)
-
+_MENU_MS = const(6000)  # an untouched menu closes after this
+_PROMOTE_MS = const(5000)  # an unconfirmed promotion choice is taken after this
+_MESSAGE_MS = const(2500)
+_VERIFY_STABLE_MS = const(300)
+_RESIGN_CP = const(700)  # offer to resign below -RESIGN_CP for two searches in a row
+_PROMO_CYCLE = b"\x05\x04\x03\x02"  # queen, rook, bishop, knight
+_PV_MOVES = const(4)  # moves of the principal variation on the display
+_PRESET_KEY = const(100)  # clock source keys: 100 + preset, 1 + level index for clock levels
+_LONG = const(2)  # io.buttons.LONG
+_T_SETUP = const(1)  # features.trainer states
+_T_RUN = const(2)
+_T_DONE = const(3)
+_WIN = const(0)  # features.stats outcomes
+_DRAW = const(1)
+_LOSS = const(2)
 
 class Outcome:
     """A search's answer as the controller needs it (the App fills it)."""
@@ -102,10 +99,10 @@ class Outcome:
         self.book = book
 
 
-class Controller(Features):
-    def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None, stats=None):
+class Controller:
+    def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None):
         """`computer` (computer.Computer) supplies the level table; None: one plain level.
-        `stats`: a stats.Stats (None: no statistics)."""
+        The statistics live beside the journal (none without one)."""
         self.game = game
         self.computer = computer
         self.sync = sync
@@ -153,7 +150,19 @@ class Controller(Features):
         self.journal_ok = journal is not None
         self.saved_side = 8  # the computer's side before two-player mode
         self._expected = bytearray(8)
-        self._init_features(stats)
+        self.stats_ok = journal is not None
+        self.stats_page = 0
+        self.counted = -1  # the outcome this game added to the statistics (-1 none)
+        self.counted_level = 0
+        self.nodes = 0
+        self.pv_text = ""
+        self.clock = None  # features on demand (see the module docstring)
+        self.clock_key = -1
+        self.clock_text = ""
+        self.clock_restore = None  # a journal clock record waiting for its clock
+        self.touch = None
+        self.trainer = None
+        self.trainer_seed = 0
 
     # ---- helpers --------------------------------------------------------------------------
     def level_name(self, index):
@@ -161,7 +170,7 @@ class Controller(Features):
 
     def _say(self, text, now_ms):
         self.message = text
-        self.message_deadline = ticks_add(now_ms, MESSAGE_MS)
+        self.message_deadline = ticks_add(now_ms, _MESSAGE_MS)
         self.dirty = True
 
     def _journal(self, name, *args):
@@ -217,10 +226,11 @@ class Controller(Features):
         self.shown_move = 0
         self.sync.set_position(self.game.position)
         self.targets = ()
-        self.touch.clear()
+        if self.touch is not None:
+            self.touch.clear()
         self._clear_errors()
         self.dirty = True
-        if self.trainer.state == _trainer.SETUP:
+        if self.trainer is not None and self.trainer.state == _T_SETUP:
             self.phase = SETUP
             return
         if verify or (check_board and (not self._board_matches() or self._reappear_pending())):
@@ -253,7 +263,8 @@ class Controller(Features):
                     self._journal("record_end", self.game.result, self.game.reason)
                 started = True
                 self.clock_restore = getattr(saved, "clock", None)
-                if 0 < self.settings.trainer <= len(_trainer.SETS):
+                if 0 < self.settings.trainer <= len(SETS):
+                    self.trainer = load("trainer").Trainer()
                     self.trainer.resume(self.settings.trainer - 1, self.settings.computer_side ^ 8, self.game.over)
             except ValueError:
                 self.game.new()
@@ -264,6 +275,7 @@ class Controller(Features):
         # A resumed game waits for the board to be checked; a fresh one too if the pieces
         # are not on their squares yet.
         self.paused = False
+        self._want_touch()
         self._enter_play(now_ms)
 
     def new_game(self, now_ms, start_fen=None, swap_sides=False):
@@ -314,7 +326,7 @@ class Controller(Features):
             return
         if code == START_POSITION:
             if self.game.ply or self.game.start_fen != START_FEN or self.game.over:
-                self._trainer_leave(now_ms)
+                self.leave_trainer(now_ms)
                 self.new_game(now_ms)
             else:
                 sync.set_position(self.game.position)
@@ -325,17 +337,21 @@ class Controller(Features):
             if code in (MOVE, EXECUTED, TAKEBACK):
                 sync.set_position(self.game.position)
             return
+        touch = self.touch
         if code == LIFTED:
-            self._touch_lifted()
+            if (touch is not None and phase == PLAYER and not self.game.over
+                    and touch.lifted(sync.lifted_cell, self.game.position)):
+                self.dirty = True
             if self.settings.show_targets and phase in (PLAYER, THINKING):
                 self._show_targets(sync.lifted_cell)
         elif code == PUT_BACK:
-            self._touch_put_back(now_ms)
+            if touch is not None and touch.put_back(sync.lifted_cell):
+                touch.said(self, now_ms)
             if self.targets:
                 self.targets = ()
                 self.dirty = True
         elif code == MOVE:
-            if self._touch_refuses(sync.move, now_ms):
+            if touch is not None and touch.refuses(self, sync.move, now_ms):
                 return
             if phase == PROMOTE:
                 self._finish_promotion(now_ms)  # the next move came before the choice
@@ -394,7 +410,7 @@ class Controller(Features):
             self.phase = PROMOTE
             self.promo_move = move
             self.promo_kind = 5
-            self.promo_deadline = ticks_add(now_ms, PROMOTE_MS)
+            self.promo_deadline = ticks_add(now_ms, _PROMOTE_MS)
             self._abort_search()
             self.ui.beep("alert")
             return
@@ -403,9 +419,7 @@ class Controller(Features):
     def _commit_player_move(self, move, now_ms):
         """`move` is already on the game position: record it and go on."""
         self._journal("record_move", move)
-        self._clock_moved(self.game.position.stm ^ 8, now_ms)
-        self.touch.clear()
-        self._trainer_after_move(False)
+        self._after_move(False, now_ms)
         self.paused = False
         self.mate_in = None
         self.ui.beep("click")
@@ -449,9 +463,7 @@ class Controller(Features):
         self.game.push(move)
         self.sync.set_position(self.game.position)  # keeps a reply already under way
         self._journal("record_move", move)
-        self._clock_moved(self.game.position.stm ^ 8, now_ms)
-        self.touch.clear()
-        self._trainer_after_move(True)
+        self._after_move(True, now_ms)
         if " " in self.pv_text:
             self.pv_text = self.pv_text.split(" ", 1)[1]  # the line from here on
         self.ui.beep("click")
@@ -507,7 +519,8 @@ class Controller(Features):
         captured = pos.hist_captured[pos.ply - 1]
         if self.game.over:
             self._uncount()
-        self.clock.undo(pos.stm ^ 8)
+        if self.clock is not None:
+            self.clock.undo(pos.stm ^ 8)
         self.game.pop()
         if phase != PROMOTE:
             self._journal("record_undo")
@@ -543,72 +556,66 @@ class Controller(Features):
                 self.resign_declined = True
                 self._show_computer_move(self.shown_move, now_ms)
             return
-        if self.trainer.active and (name == "mode" or name == "move" and (kind == LONG or phase == PLAYER)):
+        if self.trainer is not None and (name == "mode" or name == "move" and (kind == _LONG or phase == PLAYER)):
             self.ui.beep("error")  # the trainer's sides are fixed
             return
         if name == "new":
-            if self.trainer.active:
-                self._trainer_begin(now_ms, swap=kind == LONG)
+            if self.trainer is not None:
+                self.trainer.start(self, now_ms, kind == _LONG)
             else:
-                self.new_game(now_ms, swap_sides=kind == LONG)
+                self.new_game(now_ms, swap_sides=kind == _LONG)
         elif name == "level":
-            self.menu = _ui.MENU_OPTIONS if kind == LONG else _ui.MENU_LEVEL
+            self.menu = _ui.MENU_OPTIONS if kind == _LONG else _ui.MENU_LEVEL
             self.menu_index = 0
-            self.menu_deadline = ticks_add(now_ms, MENU_MS)
+            self.menu_deadline = ticks_add(now_ms, _MENU_MS)
             self.dirty = True
             self.ui.beep("click")
-        elif name == "mode" and kind == LONG:
+        elif name == "mode" and kind == _LONG:
             self.menu = _ui.MENU_OPTIONS
             self.menu_index = 0
-            self.menu_deadline = ticks_add(now_ms, MENU_MS)
+            self.menu_deadline = ticks_add(now_ms, _MENU_MS)
             self.dirty = True
         elif name == "takeback":
-            if kind == LONG:
+            if kind == _LONG:
                 self._verify(now_ms)
             else:
                 self._takeback(now_ms)
         elif name == "setup":
             self._verify(now_ms)
         elif name == "hint":
-            if kind == LONG:
+            if kind == _LONG:
                 self._claim_draw(now_ms)
             else:
                 self._hint(now_ms)
         elif name == "move":
-            if kind == LONG:
+            if kind == _LONG:
                 self._toggle_two_player(now_ms)
             else:
                 self._move_button(now_ms)
         elif name == "mode":
             self._toggle_two_player(now_ms)
-        elif name == "clock" or name == "ok" and self.clock.enabled:
-            self._clock_button(now_ms)
+        elif name == "clock" or name == "ok" and self.clock is not None:
+            if self.clock is None or self.game.over:
+                self.ui.beep("error")
+            else:
+                self.clock.button(self, now_ms)
 
     def _menu_button(self, name, kind, now_ms):
         """Handle a press while a menu is open; False lets the press act normally."""
         s = self.settings
-        self.menu_deadline = ticks_add(now_ms, MENU_MS)
+        self.menu_deadline = ticks_add(now_ms, _MENU_MS)
         self.dirty = True
         count = len(self.level_names)
-        if self.menu == _ui.MENU_LEVEL and name == "level" and kind == SHORT:
+        level_menu = self.menu == _ui.MENU_LEVEL
+        if not level_menu and name in ("level", "takeback", "hint"):
+            load("options").button(self, name, kind)
+        elif level_menu and name == "level" and kind != _LONG:
             s.level = (s.level + 1) % count
-        elif self.menu == _ui.MENU_LEVEL and name == "takeback":
+        elif level_menu and name == "takeback":
             s.level = (s.level - 1) % count
-        elif self.menu == _ui.MENU_OPTIONS and name == "level":
-            self.menu_index = (self.menu_index + (MENU_ITEMS - 1 if kind == LONG else 1)) % MENU_ITEMS
-            self.stats_page = 0
-        elif self.menu == _ui.MENU_OPTIONS and name == "takeback":
-            self.menu_index = (self.menu_index - 1) % MENU_ITEMS
-            self.stats_page = 0
-        elif self.menu == _ui.MENU_OPTIONS and name == "hint":
-            if self.menu_index == ITEM_STATS:
-                self.stats_page += 1
-            else:
-                s.change(self.menu_index, len(PRESETS), len(_trainer.SETS))
-            self.ui.sound = s.sound
         elif name in ("ok", "move"):
             self._close_menu(now_ms)
-        elif self.menu == _ui.MENU_LEVEL and name == "level":
+        elif level_menu and name == "level":
             self.menu = _ui.MENU_OPTIONS
             self.menu_index = 0
         else:
@@ -622,7 +629,16 @@ class Controller(Features):
             self.menu = _ui.MENU_NONE
             self.dirty = True
             self._journal("record_settings", self.settings.to_bytes())
-            self._trainer_setting(now_ms)
+            # start or leave the trainer if its setting changed
+            t = self.trainer
+            want = self.settings.trainer
+            if want and (t is None or t.set_index != want - 1):
+                self._trainer_begin(now_ms)
+            elif not want and t is not None:
+                self.trainer = None
+                self.new_game(now_ms)
+            self._want_touch()
+            self.tidy()
 
     def _promote_button(self, name, kind, now_ms):
         if name in ("level", "hint"):
@@ -630,7 +646,7 @@ class Controller(Features):
             while _PROMO_CYCLE[i] != self.promo_kind:
                 i += 1
             self.promo_kind = _PROMO_CYCLE[(i + 1) % 4]
-            self.promo_deadline = ticks_add(now_ms, PROMOTE_MS)
+            self.promo_deadline = ticks_add(now_ms, _PROMOTE_MS)
             self.dirty = True
             self.ui.beep("click")
             return True
@@ -706,7 +722,8 @@ class Controller(Features):
         if self.menu != _ui.MENU_NONE and ticks_diff(now_ms, self.menu_deadline) >= 0:
             self._close_menu(now_ms)
         self._run_clock(now_ms)
-        self._trainer_tick(now_ms)
+        if self.trainer is not None:
+            self.trainer.poll(self, now_ms)
         if self.phase == PROMOTE and ticks_diff(now_ms, self.promo_deadline) >= 0:
             self._finish_promotion(now_ms)
         if self.message and ticks_diff(now_ms, self.message_deadline) >= 0:
@@ -716,7 +733,7 @@ class Controller(Features):
             if self._board_matches() and not self._reappear_pending():
                 if self.verify_since < 0:
                     self.verify_since = now_ms
-                elif ticks_diff(now_ms, self.verify_since) >= VERIFY_STABLE_MS:
+                elif ticks_diff(now_ms, self.verify_since) >= _VERIFY_STABLE_MS:
                     self.ui.beep("confirm")
                     self._enter_play(now_ms)
             else:
@@ -786,10 +803,10 @@ class Controller(Features):
             self.game.finish(RESULT_DRAW, reason)
             self._game_over(now_ms)
             return
-        hopeless = (outcome.score_cp is not None and outcome.score_cp <= -RESIGN_CP) or (outcome.mate_in or 0) < 0
+        hopeless = (outcome.score_cp is not None and outcome.score_cp <= -_RESIGN_CP) or (outcome.mate_in or 0) < 0
         self.bad_searches = self.bad_searches + 1 if hopeless else 0
         self.expected_reply = outcome.ponder_move
-        if self.settings.resign and not self.resign_declined and self.bad_searches >= 2 and not self.trainer.active:
+        if self.settings.resign and not self.resign_declined and self.bad_searches >= 2 and self.trainer is None:
             self.phase = OFFER
             self.shown_move = move
             self.shown_san = san(self.game.position, move)
@@ -814,6 +831,176 @@ class Controller(Features):
         self.settings.level = index
         self._journal("record_settings", self.settings.to_bytes())
         self.dirty = True
+
+    # ---- features on demand --------------------------------------------------------------------
+    def tidy(self):
+        """Drop the feature modules nothing holds (the garbage collector frees them)."""
+        if self.menu != _ui.MENU_OPTIONS:
+            drop("options")
+        drop("stats")
+        if self.trainer is None:
+            drop("trainer")
+        if self.touch is None:
+            drop("touch")
+        if self.clock is None:
+            drop("clock")
+
+    def _want_touch(self):
+        """Touch-move loaded while its setting is on."""
+        if self.settings.touch_move:
+            if self.touch is None:
+                self.touch = load("touch").TouchMove()
+        elif self.touch is not None:
+            self.touch = None
+            self.tidy()
+
+    def _after_move(self, by_computer, now_ms):
+        """After every move made on the board: clocks, touch-move, trainer."""
+        clock = self.clock
+        if clock is not None:
+            clock.moved(self.game.position.stm ^ 8, now_ms)
+            self._journal("record_clock", clock.to_bytes(now_ms))
+            clock.shown = -1
+        if self.touch is not None:
+            self.touch.clear()
+        if self.trainer is not None:
+            self.trainer.after(self, by_computer)
+
+    def _run_clock(self, now_ms):
+        """Every pass: the clock of the settings' preset or of a clock level (none in the
+        trainer), loaded when one is wanted and dropped when not; then run it."""
+        s = self.settings
+        key = 0
+        if self.trainer is None:
+            if s.clock:
+                key = _PRESET_KEY + s.clock
+            elif self.computer is not None and self.computer.uses_clock(s.level):
+                key = 1 + s.level
+        if key != self.clock_key:
+            self.clock_key = key
+            self.clock = load("clock").start(self, key) if key else None
+            self.clock_restore = None
+            if self.clock is None:
+                self.clock_text = ""
+                self.tidy()
+            self.dirty = True
+        if self.clock is not None:
+            self.clock.tick(self, now_ms)
+
+    def limits_for(self, level, now_ms, ponder=False):
+        """The engine's Limits for the computer's move (or a ponder search): the trainer's
+        defence, else the level's; a running clock caps any level that is not a clock level."""
+        if self.trainer is not None:
+            limits = self.trainer.limits()
+            limits.ponder = ponder
+            return limits
+        comp = self.computer
+        side = self.game.position.stm ^ (8 if ponder else 0)
+        clock = self.clock
+        state = clock.state(now_ms, side) if clock is not None else None
+        limits = comp.limits(level, state, ponder)
+        if state is not None and not comp.uses_clock(level):
+            clock.cap(limits, state, side)
+        return limits
+
+    def _trainer_begin(self, now_ms, swap=False):
+        if self.trainer is None:
+            self.trainer = load("trainer").Trainer()
+        self.trainer.start(self, now_ms, swap)
+
+    def leave_trainer(self, now_ms):
+        """Normal play again (the caller starts the next game)."""
+        if self.trainer is not None:
+            self.trainer = None
+            self.tidy()
+        if self.settings.trainer:
+            self.settings.trainer = 0
+            self._journal("record_settings", self.settings.to_bytes())
+
+    def stats_call(self, name, *args):
+        """Call Stats.`name` (features/stats.py) on the statistics file beside the journal,
+        loaded for this call and released after. Returns its result; None without statistics
+        (a failing flash turns them off for good: the game goes on)."""
+        j = self.journal
+        if j is None or not self.stats_ok:
+            return None
+        try:
+            st = load("stats").Stats(j.path, j.open_fn, j.fs, len(self.level_names), len(SETS))
+            st.load()
+            return getattr(st, name)(*args)
+        except OSError as exc:
+            self.stats_ok = False
+            if self.log:
+                self.log("statistics disabled: %s" % (exc,))
+        finally:
+            self.tidy()
+
+    def stats_lines(self):
+        lines = self.stats_call("lines", self.level_names, SETS)
+        return ["no statistics"] if lines is None else lines
+
+    def _count_end(self):
+        """The game ended: count it (trainer result, or a game against the computer)."""
+        t = self.trainer
+        if t is not None:
+            if t.state == _T_RUN:
+                t.count(self)
+            return
+        side = self.settings.computer_side
+        if side == NOBODY or self.counted >= 0:
+            return
+        result = self.game.result
+        if result == RESULT_DRAW:
+            outcome = _DRAW
+        elif (result == "1-0") == (side == 8):
+            outcome = _WIN
+        else:
+            outcome = _LOSS
+        self.counted = outcome
+        self.counted_level = self.settings.level
+        self.stats_call("record_game", self.settings.level, outcome)
+
+    def _uncount(self):
+        """A finished game was taken back: it is not over after all."""
+        if self.counted >= 0:
+            self.stats_call("record_game", self.counted_level, self.counted, -1)
+            self.counted = -1
+        t = self.trainer
+        if t is not None and t.state == _T_DONE:
+            t.state = _T_RUN
+            t.outcome = 0
+
+    # ---- evaluation display -------------------------------------------------------------------
+    def search_info(self, score_cp, mate_in, depth, nodes=0, pv=None):
+        """Progress after each finished depth of a THINK search (for the display)."""
+        if self.searching != WORK_THINK:
+            return
+        self.score_cp = score_cp
+        self.depth = depth
+        self.nodes = nodes
+        if pv and self.settings.show_eval and self.ui.display is not None:
+            self.pv_text = self._pv_san(pv)
+        if mate_in is not None and mate_in > 0 and mate_in != self.mate_in:
+            if self.mate_in is None or mate_in != self.mate_in - 1:
+                self.ui.beep("alert")
+            self.mate_in = mate_in
+        self.dirty = True
+
+    def _pv_san(self, pv):
+        """The first moves of `pv` in SAN, played out on the game position and taken back
+        again (only between search iterations: nothing else uses it then)."""
+        pos = self.game.position
+        words = []
+        made = 0
+        for m in pv:
+            if made == _PV_MOVES or pos.ply + 1 >= pos.capacity or not self.game.is_legal(m):
+                break
+            words.append(san(pos, m))
+            pos.make(m)
+            made += 1
+        for _ in range(made):
+            pos.unmake()
+        return " ".join(words)
 
     # ---- console --------------------------------------------------------------------------------
     def status_line(self):

@@ -12,8 +12,9 @@ option menu cycles through): show_targets (light a lifted piece's legal targets)
 computer offers resignation when hopeless), touch_move ("touched, moved": only the first
 lifted piece with a legal move may move; off by default), show_eval (score, depth, nodes and
 line of the computer on the display).
-Values: clock (index into gameclock.PRESETS, 0 = off: the level's own clock if any),
-trainer (mate trainer set 1..len(trainer.SETS), 0 = normal play).
+Values: clock (index into features.clock.PRESETS, 0 = off: the level's own clock if any),
+trainer (mate trainer set 1..len(SETS), 0 = normal play). The options menu that changes them
+(labels, squares, texts) is a feature on demand: features/options.py.
 
 Format: version 2 (8 bytes). Version 1 records (5 options, no clock/trainer) still load,
 the newer options taking their defaults.
@@ -23,35 +24,14 @@ from firmware.compat import const
 WHITE = const(0)
 BLACK = const(8)
 NOBODY = const(16)
-SIDES = (WHITE, BLACK, NOBODY)
 
 _VERSION = const(2)
 OPTION_NAMES = ("show_targets", "ponder", "book", "sound", "resign", "touch_move", "show_eval")
-OPTION_LABELS = ("Targets", "Ponder", "Book", "Sound", "Resign", "Touch move", "Eval info")
-_DEFAULTS = (1, 1, 1, 1, 1, 0, 1)
+_DEFAULTS = b"\x01\x01\x01\x01\x01\x00\x01"
 _V1_OPTIONS = const(5)
-MAX_CLOCK = const(63)
-MAX_TRAINER = const(15)
-
-# The options menu: the on/off options, then two values and a page of statistics.
-ITEM_CLOCK = const(7)  # == len(OPTION_NAMES)
-ITEM_TRAINER = const(8)
-ITEM_STATS = const(9)
-MENU_ITEMS = const(10)
-ITEM_LABELS = OPTION_LABELS + ("Clock", "Trainer", "Statistics")
-
-
-def item_cell(index):
-    """The square that shows options-menu item `index` without a display: a1..h1, then a8.."""
-    return index if index < 8 else 56 + index - 8
-
-
-def value_cell(index, settings):
-    """The square (rank 2) showing item `index`'s value, or -1 (off / nothing to show)."""
-    if index < ITEM_CLOCK:
-        return 8 + index if settings.option(index) else -1
-    v = settings.clock if index == ITEM_CLOCK else (settings.trainer if index == ITEM_TRAINER else 0)
-    return 8 + v - 1 if 0 < v <= 8 else -1
+_MAX_CLOCK = const(63)
+_MAX_TRAINER = const(15)
+SETS = ("KQ", "KR", "KBB", "KBN", "KRN", "KRB")  # the mate trainer's sets (features/trainer.py)
 
 
 class SettingsError(ValueError):
@@ -75,29 +55,15 @@ class Settings:
         """Raise SettingsError unless every value is in range (levels 0..level_count-1)."""
         if not isinstance(self.level, int) or not 0 <= self.level < level_count:
             raise SettingsError("level must be 0..%d, got %r" % (level_count - 1, self.level))
-        if self.computer_side not in SIDES:
+        if self.computer_side not in (WHITE, BLACK, NOBODY):
             raise SettingsError("computer_side must be 0 (White), 8 (Black) or 16 (nobody), got %r"
                                 % (self.computer_side,))
-        if not 0 <= self.clock <= MAX_CLOCK or not 0 <= self.trainer <= MAX_TRAINER:
+        if not 0 <= self.clock <= _MAX_CLOCK or not 0 <= self.trainer <= _MAX_TRAINER:
             raise SettingsError("clock 0..%d and trainer 0..%d, got %r and %r"
-                                % (MAX_CLOCK, MAX_TRAINER, self.clock, self.trainer))
+                                % (_MAX_CLOCK, _MAX_TRAINER, self.clock, self.trainer))
 
     def option(self, index):
         return getattr(self, OPTION_NAMES[index])
-
-    def toggle(self, index):
-        name = OPTION_NAMES[index]
-        setattr(self, name, not getattr(self, name))
-
-    def change(self, index, clocks, sets):
-        """The options menu's "change" on item `index`: toggle an option, or step the clock
-        (0..clocks-1) or the trainer set (0..sets) to the next value."""
-        if index < ITEM_CLOCK:
-            self.toggle(index)
-        elif index == ITEM_CLOCK:
-            self.clock = (self.clock + 1) % clocks
-        elif index == ITEM_TRAINER:
-            self.trainer = (self.trainer + 1) % (sets + 1)
 
     def flags(self):
         bits = 0
@@ -118,14 +84,14 @@ class Settings:
         if data[0] != _VERSION and data[0] != 1:
             raise SettingsError("unknown settings version %d" % data[0])
         s = cls(data[1], data[2])
-        if s.computer_side not in SIDES:
+        if s.computer_side not in (WHITE, BLACK, NOBODY):
             raise SettingsError("bad computer side %d in settings" % data[2])
         f = data[3] | data[4] << 8
         known = len(OPTION_NAMES) if data[0] == _VERSION else _V1_OPTIONS
         for i in range(known):
             setattr(s, OPTION_NAMES[i], bool(f & (1 << i)))
         if data[0] == _VERSION:
-            if data[5] > MAX_CLOCK or data[6] > MAX_TRAINER:
+            if data[5] > _MAX_CLOCK or data[6] > _MAX_TRAINER:
                 raise SettingsError("bad clock %d or trainer %d in settings" % (data[5], data[6]))
             s.clock = data[5]
             s.trainer = data[6]
@@ -145,12 +111,3 @@ class Settings:
 
     def __eq__(self, other):
         return isinstance(other, Settings) and self.to_bytes() == other.to_bytes()
-
-    def describe(self):
-        side = ("computer White", "computer Black", "two players")[self.computer_side >> 3]
-        opts = ", ".join("%s %s" % (OPTION_NAMES[i], "on" if self.option(i) else "off")
-                         for i in range(len(OPTION_NAMES)))
-        from firmware.controller.gameclock import preset_name
-
-        return "level %d, %s, %s, clock %s, trainer %d" % (self.level + 1, side, opts, preset_name(self.clock),
-                                                          self.trainer)

@@ -23,8 +23,8 @@ LED vocabulary (documented for owners in docs/playing.md):
 - promotion choice: promotion square BLINK_FAST and the chosen piece's home square on the
   back rank ON (d = queen, a = rook, c = bishop, b = knight);
 - level menu: level n lights cell n-1 (a1 = level 1, b1 = level 2, ... a2 = level 9);
-  options menu: item i lights settings.item_cell(i) (a1..h1, then a8, b8), its value
-  settings.value_cell (rank 2: the option's own square when on, square n for value n);
+  options menu: item i lights options.item_cell(i) (a1..h1, then a8, b8), its value
+  options.value_cell (rank 2: the option's own square when on, square n for value n);
 - trainer set-up (SETUP): squares to clear BLINK_FAST (ERROR), the next piece's square ON
   (MOVE role), BLINK_SLOW (HINT role) for the lone king;
 - touch-move: a touched piece put back BLINK_SLOW (ERROR) while it must still move;
@@ -36,32 +36,31 @@ The status light (status_of) says whose turn it is (White: white, Black: blue, s
 that the computer thinks (yellow pulse), waits for its move to be made (green, slow blink),
 or that something is wrong or the board must be set up (red / yellow, fast blink).
 """
-from firmware.controller import settings as _settings
-from firmware.controller import trainer as _trainer
-from firmware.controller.gameclock import format_ms, preset_name
-from firmware.engine.constants import to_sq64
+from firmware.compat import const
+from firmware.engine.constants import from_sq64, square_name, to_sq64
 from firmware.engine.notation import uci
+from firmware.features import load
 from firmware.io import status as _status
 from firmware.io.buzzer import PATTERNS
 from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, HINT, INFO, MOVE, OFF, ON
 
 # Phases of the controller (flow.py imports these; kept here so ui needs no import of flow).
-PLAYER = 0
-THINKING = 1
-SHOWING = 2
-PROMOTE = 3
-OVER = 4
-VERIFY = 5
-OFFER = 6
-SETUP = 7  # the mate trainer guides its pieces onto the board
+PLAYER = const(0)
+THINKING = const(1)
+SHOWING = const(2)
+PROMOTE = const(3)
+OVER = const(4)
+VERIFY = const(5)
+OFFER = const(6)
+SETUP = const(7)  # the mate trainer guides its pieces onto the board
 PHASE_NAMES = ("player", "thinking", "showing", "promote", "over", "verify", "offer", "setup")
 
-MENU_NONE = 0
-MENU_LEVEL = 1
-MENU_OPTIONS = 2
+MENU_NONE = const(0)
+MENU_LEVEL = const(1)
+MENU_OPTIONS = const(2)
 
-PROMO_HOME_FILE = (0, 0, 1, 2, 0, 3)  # by kind: knight b, bishop c, rook a, queen d
-PROMO_NAMES = ("", "", "Knight", "Bishop", "Rook", "Queen")
+_PROMO_HOME_FILE = b"\x00\x00\x01\x02\x00\x03"  # by kind: knight b, bishop c, rook a, queen d
+_PROMO_NAMES = ("", "", "Knight", "Bishop", "Rook", "Queen")
 
 
 def move_cells(move):
@@ -97,14 +96,11 @@ def compose_leds(c):
         out[c.settings.level & 63] = ON | INFO
         return out
     if c.menu == MENU_OPTIONS:
-        out[_settings.item_cell(c.menu_index)] = ON | INFO
-        v = _settings.value_cell(c.menu_index, c.settings)
-        if v >= 0:
-            out[v] = ON | INFO
+        load("options").leds(c, out)
         return out
     phase = c.phase
     pos = c.game.position
-    if c.clock.enabled and c.clock.paused and c.ui.display is None and phase in (PLAYER, THINKING):
+    if c.clock is not None and c.clock.paused and c.ui.display is None and phase in (PLAYER, THINKING):
         for side in (0, 8):
             minutes = (c.clock.left_ms(side, None) + 59999) // 60000
             for i in range(minutes if minutes < 32 else 32):
@@ -117,7 +113,7 @@ def compose_leds(c):
         to = (c.promo_move >> 7) & 127
         out[to_sq64(to)] = BLINK_FAST | INFO
         back_rank = 7 if (to >> 4) == 7 else 0
-        out[back_rank * 8 + PROMO_HOME_FILE[c.promo_kind]] = ON | INFO
+        out[back_rank * 8 + _PROMO_HOME_FILE[c.promo_kind]] = ON | INFO
     elif phase == VERIFY:
         exp = c.sync.expected
         occ = c.occupancy
@@ -143,15 +139,11 @@ def compose_leds(c):
             out[to_sq64(kings[loser ^ 8])] = ON | INFO
     elif phase == OFFER:
         out[to_sq64(pos.kings[c.settings.computer_side & 8])] = BLINK_FAST | INFO
-    elif phase == SETUP:
-        t = c.trainer
-        for cell in _bits(t.wrong):
-            out[cell] = BLINK_FAST | ERROR
-        cell, piece = t.current()
-        if cell >= 0:
-            out[cell] = (ON | MOVE) if piece & 8 == t.strong else (BLINK_SLOW | HINT)
-    if c.touch.flagged and c.touch.cell >= 0 and phase == PLAYER:
-        out[c.touch.cell] = BLINK_SLOW | ERROR
+    elif phase == SETUP and c.trainer is not None:
+        c.trainer.leds(out)
+    t = c.touch
+    if t is not None and t.flagged and t.cell >= 0 and phase == PLAYER:
+        out[t.cell] = BLINK_SLOW | ERROR
     for cell in c.targets:
         out[cell] = ON | INFO
     if c.hint_move and phase in (PLAYER, THINKING):
@@ -180,62 +172,13 @@ def _score_text(c):
     return text
 
 
-def _menu_text(c):
-    i = c.menu_index
-    s = c.settings
-    if i < _settings.ITEM_CLOCK:
-        value = "on" if s.option(i) else "off"
-    elif i == _settings.ITEM_CLOCK:
-        value = preset_name(s.clock)
-    elif i == _settings.ITEM_TRAINER:
-        value = _trainer.SETS[s.trainer - 1] if s.trainer else "off"
-    else:
-        return stats_text(c)
-    return ("Options %d/%d" % (i + 1, _settings.MENU_ITEMS), _settings.ITEM_LABELS[i] + ":", value, "level: next",
-            "hint: change")
-
-
-def stats_text(c):
-    """The statistics page `c.stats_page` (two lines per page)."""
-    lines = c.stats_lines()
-    pages = (len(lines) + 1) // 2
-    if not pages:
-        return ("Statistics", "none yet", "", "level: next", "")
-    p = c.stats_page % pages
-    second = lines[2 * p + 1] if 2 * p + 1 < len(lines) else ""
-    return ("Statistics %d/%d" % (p + 1, pages), lines[2 * p], second, "level: next", "hint: more")
-
-
-def _trainer_lines(c, phase):
-    """(head, detail, status line) while the mate trainer is on."""
-    t = c.trainer
-    head = detail = ""
-    if phase == SETUP:
-        cell, piece = t.current()
-        head = "Trainer %s set-up" % t.name()
-        if t.wrong_count:
-            detail = "Clear lit squares"
-        elif cell >= 0:
-            detail = "%s %s" % (_trainer.piece_label(piece), _trainer.square_of_cell(cell))
-        return head, detail, "%d/%d placed" % (t.step, t.n)
-    if t.state == _trainer.DONE:
-        if t.outcome == _trainer.MATE:
-            head = "Mate! %d moves" % t.moves
-        else:
-            head = "Failed: " + _trainer.OUTCOME_NAMES[t.outcome]
-        tries, ok, best_moves, best_ms = c.trainer_record()
-        detail = "time " + format_ms(t.player_ms)
-        return head, detail, "%s %d/%d best %d" % (t.name(), ok, tries, best_moves)
-    return "", "", "%s move %d %s" % (t.name(), t.moves + 1, format_ms(t.player_ms))
-
-
 def compose_text(c):
     """Display lines (each <= 21 characters) for controller `c`."""
     if c.menu == MENU_LEVEL:
         return ("Level %d" % (c.settings.level + 1), c.level_name(c.settings.level), "", "level: next",
                 "takeback: back")
     if c.menu == MENU_OPTIONS:
-        return tuple(x[:21] for x in _menu_text(c))
+        return tuple(x[:21] for x in load("options").text(c))
     phase = c.phase
     game = c.game
     head = ""
@@ -249,15 +192,15 @@ def compose_text(c):
             head = "Paused: move?"
         if c.hint_move:
             detail = "Hint: " + uci(c.hint_move)
-        elif c.touch.cell >= 0:
-            detail = "Touched: " + _trainer.square_of_cell(c.touch.cell)
+        elif c.touch is not None and c.touch.cell >= 0:
+            detail = "Touched: " + square_name(from_sq64(c.touch.cell))
     elif phase == THINKING:
         head = "Thinking..."
     elif phase == SHOWING:
         head = "Play " + uci(c.shown_move)
         detail = c.shown_san
     elif phase == PROMOTE:
-        head = "Promote: " + PROMO_NAMES[c.promo_kind]
+        head = "Promote: " + _PROMO_NAMES[c.promo_kind]
         detail = "level: next piece"
     elif phase == VERIFY:
         head = "Check board"
@@ -269,8 +212,8 @@ def compose_text(c):
         head = "I resign?"
         detail = "new: yes  move: no"
     level = "L%d %s" % (c.settings.level + 1, c.level_name(c.settings.level))
-    if c.trainer.active:
-        t_head, t_detail, level = _trainer_lines(c, phase)
+    if c.trainer is not None:
+        t_head, t_detail, level = c.trainer.lines(c, phase)
         head = t_head or head
         detail = t_detail or detail
     if c.errors_shown:
@@ -279,7 +222,7 @@ def compose_text(c):
         detail = c.message
     if phase not in (OVER, VERIFY, SETUP) and game.position.in_check():
         head += " +"
-    if c.clock.enabled:
+    if c.clock is not None:
         level = c.clock_text + (" paused" if c.clock.paused else "")
     pv = c.pv_text if c.settings.show_eval and not c.mate_in else ""
     return (head[:21], detail[:21], level[:21], _score_text(c)[:21], pv[:21])

@@ -1,4 +1,6 @@
-"""Chess clocks: sudden death, Fischer increment, Bronstein delay and staged controls.
+"""Chess clocks (a feature on demand: loaded while a clock preset or a clock level is in use).
+
+Sudden death, Fischer increment, Bronstein delay and staged controls.
 
     clock = GameClock()
     clock.configure(PRESETS[4])                 # a TimeControl (see PRESETS)
@@ -24,8 +26,15 @@ rest of the game); after the last stage with `moves` > 0 that stage repeats ("40
 Only the running side's time goes down; run() with the same side again is cheap (called
 every main-loop pass). Times are small ints (a 2-hour game is 7,200,000 ms < 2^30); time
 comes in as `now_ms` (ticks_ms values compared with ticks_diff), never read here.
+
+The controller's side (flow.Controller holds `clock`, a GameClock or None): `start(c, key)`
+builds the clock for a source key (100 + preset index, or 1 + a clock level's index) and takes
+a journal record waiting in `c.clock_restore`; every pass `clock.tick(c, now_ms)` runs the side
+to move and makes the flag fall; `clock.button(c, now_ms)` pauses; `clock.cap(...)` caps the
+engine's time on a non-clock level.
 """
 from firmware.compat import const, ticks_diff
+from firmware.engine.timeman import Limits, budget
 
 SUDDEN = const(0)
 FISCHER = const(1)
@@ -33,6 +42,7 @@ BRONSTEIN = const(2)
 KIND_NAMES = ("sudden death", "Fischer", "Bronstein")
 
 _FORMAT = const(1)
+_PRESET_KEY = const(100)  # source keys: 100 + preset, 1 + level index for clock levels
 RECORD_BYTES = const(27)
 
 
@@ -100,8 +110,34 @@ def _get32(data, i):
     return data[i] << 24 | data[i + 1] << 16 | data[i + 2] << 8 | data[i + 3]
 
 
+def start(c, key):
+    """The GameClock of source `key` for controller `c` (None: no such clock)."""
+    clock = GameClock()
+    if key >= _PRESET_KEY:
+        if key - _PRESET_KEY >= len(PRESETS):
+            return None
+        clock.configure(PRESETS[key - _PRESET_KEY])
+    else:
+        total, inc, moves = c.computer.clock_ms(key - 1)
+        clock.reset(total, inc, moves)
+        if not clock.enabled:
+            return None
+    clock.source = key
+    data = c.clock_restore
+    c.clock_restore = None
+    if data is not None:
+        try:
+            if GameClock.source_of(data) == key:
+                clock.restore(data)
+        except ClockError:
+            pass
+    c.clock_text = clock.text(0)
+    return clock
+
+
 class GameClock:
     def __init__(self):
+        self.shown = -1  # the seconds on the display
         self.enabled = False
         self.paused = False
         self.source = 0  # who configured it (the controller's key, saved with the record)
@@ -230,6 +266,45 @@ class GameClock:
     def text(self, now_ms):
         """'m:ss m:ss' (White first) for the display."""
         return format_ms(self.left_ms(0, now_ms)) + " " + format_ms(self.left_ms(8, now_ms))
+
+    # ---- the controller's hooks -------------------------------------------------------------
+    def tick(self, c, now_ms):
+        """Every pass: run the clock of the side to move (while the game goes on and no menu
+        is open), update the display text once a second, make the flag fall."""
+        phase = c.phase
+        running = -1
+        if (phase == 0 or phase == 1) and not c.paused and not self.paused and not c.menu:  # PLAYER, THINKING
+            running = c.game.position.stm
+        self.run(running, now_ms)
+        if running >= 0:
+            shown = self.left_ms(running, now_ms) // 1000
+            if shown != self.shown:
+                self.shown = shown
+                c.clock_text = self.text(now_ms)
+                c.dirty = True
+        side = self.flag(now_ms)
+        if side >= 0 and not c.game.over:
+            c.game.time_out(side)
+            c._game_over(now_ms)
+
+    def button(self, c, now_ms):
+        """The clock button: pause / restart."""
+        self.run(-1, now_ms)
+        self.paused = not self.paused
+        c._journal("record_clock", self.to_bytes(now_ms))
+        c.clock_text = self.text(now_ms)
+        c._say("Clock paused" if self.paused else "Clock running", now_ms)
+        c.ui.beep("click")
+
+    def cap(self, limits, state, side):
+        """A running clock caps the time of a level that is not a clock level."""
+        if limits.infinite:
+            return
+        cap = Limits(wtime_ms=state["wtime_ms"], btime_ms=state["btime_ms"], winc_ms=state["winc_ms"],
+                     binc_ms=state["binc_ms"], movestogo=state["movestogo"])
+        hard = budget(cap, side)[1]
+        if not limits.movetime_ms or limits.movetime_ms > hard:
+            limits.movetime_ms = hard
 
     # ---- the journal record -----------------------------------------------------------------
     def to_bytes(self, now_ms=None):

@@ -1,4 +1,5 @@
-"""PGN export of a game record (for the USB serial console and the simulator).
+"""PGN export of a game record (a feature on demand, for the USB serial console and the
+simulator).
 
     text = game_pgn(start_fen, moves, result, tags={"Event": "Casual game"})
 
@@ -66,3 +67,27 @@ def game_pgn(start_fen, moves, result="*", tags=None):
     lines.append(line)
     lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def pgn_of(start_fen, moves, result, number, tags=None):
+    all_tags = {"Event": "Reedchess game", "Round": str(number)}
+    if tags:
+        for k in tags:
+            all_tags[k] = tags[k]
+    return game_pgn(start_fen, moves, result, all_tags)
+
+
+def texts(app):
+    """PGN of every archived game of the App's journal and of the current one (allocates)."""
+    out = []
+    n = 0
+    if app.journal is not None:
+        try:
+            for g in app.journal.games():
+                n += 1
+                out.append(pgn_of(g.start_fen, g.moves, g.result, n))
+        except OSError:
+            pass
+    n += 1
+    out.append(pgn_of(app.game.start_fen, app.game.moves(), app.game.result, n))
+    return out

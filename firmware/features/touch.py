@@ -1,4 +1,5 @@
-"""Touch-move ("touched, moved", FIDE article 4.3): the first piece of the side to move that
+"""Touch-move ("touched, moved", FIDE article 4.3; a feature on demand, loaded while the
+touch_move setting is on): the first piece of the side to move that
 is lifted and has a legal move must be the one that moves.
 
     tm = TouchMove()
@@ -12,9 +13,13 @@ counts as a king move, so touching the rook first and then castling is refused (
 the rook must move). A touched piece without a legal move binds nothing (FIDE 4.3, last
 sentence: the player may move any piece). Lifting a piece of the opponent (to capture it)
 never binds.
+
+The controller's side (flow.Controller holds `touch`, a TouchMove or None): `said(c, now_ms)`
+tells the player which piece must move; `refuses(c, move, now_ms)` refuses a move of another
+piece and lights the squares to undo.
 """
 from firmware.engine import rules
-from firmware.engine.constants import from_sq64
+from firmware.engine.constants import from_sq64, square_name
 
 
 class TouchMove:
@@ -51,3 +56,27 @@ class TouchMove:
     def allows(self, move):
         """True unless a piece is touched and `move` does not move it."""
         return self.cell < 0 or from_sq64(self.cell) == move & 127
+
+    # ---- the controller's hooks -------------------------------------------------------------
+    def said(self, c, now_ms):
+        c._say("Touch move: " + square_name(from_sq64(self.cell)), now_ms)
+        c.ui.beep("error")
+
+    def refuses(self, c, move, now_ms):
+        """True (and the move refused: the squares to undo blink) when touch-move forbids it."""
+        if c.phase != 0 or self.allows(move):  # PLAYER
+            return False
+        from firmware.controller.ui import move_cells
+
+        pos = c.game.position
+        c.sync.set_position(pos)
+        fill = []
+        clear = []
+        for cell, _ in move_cells(move):
+            if pos.board[from_sq64(cell)]:
+                fill.append(cell)  # emptied by the refused move: the piece goes back
+            else:
+                clear.append(cell)
+        c._show_errors(clear, fill)
+        self.said(c, now_ms)
+        return True

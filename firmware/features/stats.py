@@ -1,4 +1,4 @@
-"""Statistics in flash: wins, draws and losses per level against the computer, and the mate
+"""Statistics in flash (a feature on demand: loaded for a count or a look, released after): wins, draws and losses per level against the computer, and the mate
 trainer's results per set (tries, successes, fewest moves, best time).
 
     stats = Stats("/", open_fn=open, fs=os, levels=26, sets=6)
@@ -192,7 +192,7 @@ class Stats:
             name = set_names[s] if s < len(set_names) else str(s + 1)
             line = "%s %d/%d" % (name, ok, tries)
             if ok:
-                from firmware.controller.gameclock import format_ms
+                from firmware.features.clock import format_ms
 
                 line += " %dmv %s" % (moves, format_ms(ms))
             out.append(line[:21])

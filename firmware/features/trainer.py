@@ -1,4 +1,4 @@
-"""The mate trainer: mate a lone king with a set of pieces against the computer's best defence.
+"""The mate trainer (a feature on demand: loaded while an exercise runs): mate a lone king with a set of pieces against the computer's best defence.
 
     fen = random_start(set_index, seed, strong=WHITE)     # a random legal exercise (pure)
     t = Trainer()
@@ -25,6 +25,11 @@ score is the longest resistance - the latest mate it can reach, or in positions 
 mate from, the evaluation's mating-net terms (lone king near the centre, far from the other
 king). Success: checkmate, counted in the player's moves. Failure: stalemate, a piece lost
 (the lone king captured one), the 50-move rule (100 plies without mate), or any other draw.
+
+The controller's side (flow.Controller holds `trainer`, a Trainer or None): `start(c, now_ms,
+swap)` a new exercise as a new game, `poll(c, now_ms)` every pass, `after(c, by_computer)`
+after each move, `count(c)` at the game end (statistics), `leds(out)` and `lines(c, phase)`
+for the LEDs and the display.
 """
 from firmware.compat import const, ticks_diff
 from firmware.controller.game import ADJUDICATED, RESULT_DRAW
@@ -33,8 +38,9 @@ from firmware.engine.constants import BISHOP, KING, KNIGHT, QUEEN, ROOK, SQUARES
 from firmware.engine.fen import fen
 from firmware.engine.position import Position
 from firmware.engine.timeman import Limits
+from firmware.controller.settings import SETS
+from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, HINT, MOVE, ON
 
-SETS = ("KQ", "KR", "KBB", "KBN", "KRN", "KRB")
 SET_PIECES = ((QUEEN,), (ROOK,), (BISHOP, BISHOP), (BISHOP, KNIGHT), (ROOK, KNIGHT), (ROOK, BISHOP))
 PIECE_NAMES = ("", "Pawn", "Knight", "Bishop", "Rook", "Queen", "King")
 
@@ -188,6 +194,7 @@ class Trainer:
         self._last_ms = None
         self._last_occ = bytearray(8)
         self._pos = Position(None, 4)
+        self.record = None  # this set's statistics (tries, successes, best moves, best ms)
 
     @property
     def active(self):
@@ -337,6 +344,86 @@ class Trainer:
 
     def limits(self):
         return Limits(nodes=TRAINER_NODES, movetime_ms=TRAINER_MS)
+
+
+    # ---- the controller's hooks -------------------------------------------------------------
+    def start(self, c, now_ms, swap=False):
+        """A new exercise of the set in c's settings: new game, pieces guided on."""
+        s = c.settings
+        strong = 8 if s.computer_side == 0 else 0
+        if swap:
+            strong ^= 8
+        c.trainer_seed += 1
+        seed = (now_ms * 31 + c.trainer_seed) & 0x3FFFFFF
+        start = self.begin(s.trainer - 1, seed, strong, now_ms)
+        s.computer_side = strong ^ 8
+        c.new_game(now_ms, start)
+        c.phase = 7  # SETUP
+        c.dirty = True
+
+    def poll(self, c, now_ms):
+        """Every pass: judge the set-up, count the player's time."""
+        if self.state == SETUP and c.phase == 7:  # SETUP
+            step = self.step
+            wrong = self.wrong_count
+            if self.setup_update(c.occupancy, now_ms):
+                c.ui.beep("confirm")
+                c._enter_play(now_ms)
+            elif self.step != step or self.wrong_count != wrong:
+                if self.step > step:
+                    c.ui.beep("click")
+                c.dirty = True
+        elif self.state == RUN:
+            self.tick(now_ms, c.phase == 0 and not c.game.over)  # PLAYER
+
+    def after(self, c, by_computer):
+        if self.state == RUN:
+            self.after_move(c.game, by_computer)
+
+    def count(self, c):
+        """The game ended: record the exercise in the statistics."""
+        result = self.finish(c.game)
+        c.stats_call("record_trainer", self.set_index, result[0], result[1], result[2])
+        self.record = None
+        c.dirty = True
+
+    def leds(self, out):
+        """The set-up guidance into `out` ({cell: pattern})."""
+        for cell in cells_of(self.wrong):
+            out[cell] = BLINK_FAST | ERROR
+        cell, piece = self.current()
+        if cell >= 0:
+            out[cell] = (ON | MOVE) if piece & 8 == self.strong else (BLINK_SLOW | HINT)
+
+    def lines(self, c, phase):
+        """(head, detail, status line) for the display."""
+        head = detail = ""
+        if phase == 7:  # SETUP
+            cell, piece = self.current()
+            head = "Trainer %s set-up" % self.name()
+            if self.wrong_count:
+                detail = "Clear lit squares"
+            elif cell >= 0:
+                detail = "%s %s" % (piece_label(piece), square_of_cell(cell))
+            return head, detail, "%d/%d placed" % (self.step, self.n)
+        if self.state == DONE:
+            if self.outcome == MATE:
+                head = "Mate! %d moves" % self.moves
+            else:
+                head = "Failed: " + OUTCOME_NAMES[self.outcome]
+            if self.record is None:
+                self.record = c.stats_call("trainer", self.set_index) or (0, 0, 0, 0)
+            tries, ok, best_moves, best_ms = self.record
+            detail = "time " + _mmss(self.player_ms)
+            return head, detail, "%s %d/%d best %d" % (self.name(), ok, tries, best_moves)
+        return "", "", "%s move %d %s" % (self.name(), self.moves + 1, _mmss(self.player_ms))
+
+
+def _mmss(ms):
+    s = ms // 1000 if ms > 0 else 0
+    if s >= 3600:
+        return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+    return "%d:%02d" % (s // 60, s % 60)
 
 
 def cells_of(bitmap):
