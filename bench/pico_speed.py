@@ -1,0 +1,284 @@
+"""Engine speed against heap on an emulated stock Pico (run by hand; results in docs/benchmarks.md).
+
+    python bench/pico_speed.py                          # the engine as it is (all its machine code)
+    python bench/pico_speed.py --variant none           # no machine code at all (bytecode only)
+    python bench/pico_speed.py --variant all,none,search,position+search
+    python bench/pico_speed.py --port 2341 --depth 4 --keep
+
+Needs the rp2040js runner (`/tmp/rp`, or --emu DIR / $RP2040_EMU; see its README.md).
+
+For each variant it compiles the engine (firmware/compat.py, firmware/engine/*.py) to .mpy
+for the RP2040 (armv6m) with only the chosen groups of `@micropython.native` functions kept
+(the others become bytecode), boots a fresh emulated Pico on a TCP port, copies the files with
+mpremote and runs a fixed measurement on it:
+
+- the heap each engine module holds after import (gc.collect() between imports, in the order
+  a game imports them), and the total;
+- the heap of one Searcher(tt_entries=2048, move_stack=1024) and one Position;
+- a fixed search: the first BENCH_COUNT positions of bench/search_speed.py to --depth with
+  one Searcher (new_game() between positions); nodes, emulated ms and nodes per second.
+
+The same search runs here under CPython first: its node count must equal the Pico's (the
+machine code must not change what is searched), else the variant is reported as WRONG.
+
+Groups (function names per group in GROUPS): attack, movegen, make (position = the three),
+evaluate, qsearch, search (the main node and its helpers), see, tt. A variant is `all`,
+`none`, or group names joined by '+'.
+
+Emulated time runs 3-4x slower than the real chip in host time, and the emulator does not
+model flash cache misses, so absolute nodes/s are optimistic; the comparison between variants
+is what this is for.
+"""
+import argparse
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from tools import flash  # noqa: E402
+
+GROUPS = {
+    "attack": ("attacked", "in_check", "make_legal"),
+    "movegen": ("gen_moves", "gen_captures", "_gen_pawn"),
+    "make": ("make", "unmake", "make_null"),
+    "evaluate": ("evaluate", "_any_rank", "_piece_value"),
+    "qsearch": ("_qsearch", "_static", "_hopeless"),
+    "search": ("_search", "_check", "_filter_evasions"),
+    "see": ("see", "least_attacker"),
+    "tt": ("probe", "store"),
+}
+GROUPS["position"] = GROUPS["attack"] + GROUPS["movegen"] + GROUPS["make"]
+MODULES = ("firmware.engine.constants", "firmware.engine.tunables", "firmware.engine.zobrist",
+           "firmware.engine.position", "firmware.engine.rules", "firmware.engine.fen", "firmware.engine.notation",
+           "firmware.engine.evaluate", "firmware.engine.endgame", "firmware.engine.see", "firmware.engine.tt",
+           "firmware.engine.timeman", "firmware.engine.levels", "firmware.engine.search", "firmware.engine.book")
+BENCH_COUNT = 3
+BENCH_DEPTH = 4
+TT_ENTRIES = 2048
+MOVE_STACK = 1024
+
+# Runs on the Pico (and, for the node count, under CPython). DEPTH/COUNT/FENS are filled in.
+DEVICE_SCRIPT = r"""
+import gc, sys
+try:
+    from firmware.compat import ticks_ms, ticks_diff
+except ImportError as e:
+    print('ERR', e)
+    raise
+gc.collect()
+MODS = %(mods)r
+FENS = %(fens)r
+def free():
+    gc.collect()
+    return gc.mem_free() if hasattr(gc, 'mem_free') else 0
+base = free()
+prev = base
+for m in MODS:
+    __import__(m)
+    f = free()
+    print('MOD %%s %%d' %% (m, prev - f))
+    prev = f
+print('ENGINE %%d' %% (base - prev))
+from firmware.engine.position import Position
+from firmware.engine.search import Searcher, Limits
+a = free()
+s = Searcher(tt_entries=%(tt)d, move_stack=%(ms)d, poll_nodes=1024)
+b = free()
+p = Position()
+c = free()
+print('SEARCHER %%d' %% (a - b))
+print('POSITION %%d' %% (b - c))
+total_nodes = 0
+total_ms = 0
+for fen in FENS:
+    p = Position(fen)
+    s.new_game()
+    t0 = ticks_ms()
+    r = s.search(p, Limits(depth=%(depth)d))
+    ms = ticks_diff(ticks_ms(), t0)
+    total_nodes += r.nodes
+    total_ms += ms
+    print('POS %%d %%d %%d %%d' %% (r.best_move, r.nodes, ms, s.stack_ply))
+print('BENCH %%d %%d' %% (total_nodes, total_ms))
+print('FREE %%d' %% free())
+"""
+
+
+def variant_groups(variant):
+    if variant == "all":
+        return set(GROUPS)
+    if variant == "none":
+        return set()
+    groups = set(variant.split("+"))
+    unknown = groups - set(GROUPS)
+    if unknown:
+        raise SystemExit("unknown group(s) %s; groups are %s" % (", ".join(sorted(unknown)), ", ".join(GROUPS)))
+    return groups
+
+
+def strip_native(text, keep_names):
+    """`text` with the `@micropython.native` line above every def not in keep_names blanked."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.strip() != flash.NATIVE_DECORATOR:
+            continue
+        j = i + 1
+        while j < len(lines) and lines[j].strip().startswith("@"):
+            j += 1
+        m = re.match(r"\s*def (\w+)", lines[j] if j < len(lines) else "")
+        if not m or m.group(1) not in keep_names:
+            lines[i] = ""
+    return "\n".join(lines)
+
+
+def engine_sources():
+    files = ["firmware/__init__.py", "firmware/compat.py", "firmware/engine/__init__.py"]
+    for name in sorted(os.listdir(os.path.join(ROOT, "firmware", "engine"))):
+        if name.endswith(".py") and name != "__init__.py":
+            files.append("firmware/engine/" + name)
+    return files
+
+
+def build_variant(variant, out_dir):
+    keep = set()
+    for g in variant_groups(variant):
+        keep.update(GROUPS[g])
+    if os.path.isdir(out_dir):
+        shutil.rmtree(out_dir)
+    src_dir = out_dir + ".src"
+    built = []
+    for rel in engine_sources():
+        with open(os.path.join(ROOT, rel)) as f:
+            text = strip_native(f.read(), keep)
+        src = os.path.join(src_dir, rel)
+        os.makedirs(os.path.dirname(src), exist_ok=True)
+        with open(src, "w") as f:
+            f.write(text)
+        dest = os.path.join(out_dir, rel[:-3] + ".mpy")
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        flash.compile_mpy(src, dest, "armv6m", rel)
+        built.append((dest, rel[:-3] + ".mpy"))
+    return built
+
+
+def wait_port(port, seconds=30):
+    end = time.time() + seconds
+    while time.time() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit("the emulator did not open port %d" % port)
+
+
+def device_script(depth, count):
+    from bench.search_speed import BENCH_FENS
+
+    return DEVICE_SCRIPT % {"mods": MODULES, "fens": BENCH_FENS[:count], "tt": TT_ENTRIES, "ms": MOVE_STACK,
+                            "depth": depth}
+
+
+def parse(out):
+    result = {"mods": [], "pos": []}
+    for line in out.splitlines():
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "MOD":
+            result["mods"].append((w[1], int(w[2])))
+        elif w[0] in ("ENGINE", "SEARCHER", "POSITION", "FREE"):
+            result[w[0].lower()] = int(w[1])
+        elif w[0] == "POS":
+            result["pos"].append((int(w[1]), int(w[2]), int(w[3]), int(w[4])))
+        elif w[0] == "BENCH":
+            result["nodes"], result["ms"] = int(w[1]), int(w[2])
+    return result
+
+
+def run_cpython(script):
+    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit("CPython run failed:\n" + proc.stderr)
+    return parse(proc.stdout)
+
+
+def run_variant(variant, args, script):
+    out_dir = os.path.join(ROOT, "build", "pico_speed", variant)
+    built = build_variant(variant, out_dir)
+    mpy_bytes = sum(os.path.getsize(p) for p, _ in built)
+    log = open(os.path.join(ROOT, "build", "pico_speed", "emu-%d.log" % args.port), "w")
+    emu = subprocess.Popen(["node", "run.mjs", "--tcp", str(args.port), "--quiet"], cwd=args.emu, stdout=log,
+                           stderr=subprocess.STDOUT)
+    try:
+        wait_port(args.port)
+        port = "socket://127.0.0.1:%d" % args.port
+        cmds = []
+        for d in ("firmware", "firmware/engine"):
+            cmds += ["fs", "mkdir", ":" + d, "+"]
+        for local, remote in built:
+            cmds += ["fs", "cp", local, ":" + remote, "+"]
+        flash.mpremote(port, cmds[:-1], timeout=600)
+        script_path = os.path.join(ROOT, "build", "pico_speed", "measure.py")
+        with open(script_path, "w") as f:
+            f.write(script)
+        t0 = time.time()
+        out = flash.mpremote(port, ["run", script_path], timeout=3600)
+        host_s = time.time() - t0
+    finally:
+        emu.terminate()
+        emu.wait()
+        log.close()
+    if args.keep:
+        print(out)
+    result = parse(out)
+    if "nodes" not in result:
+        raise SystemExit("variant %s: the Pico printed no result:\n%s" % (variant, out[-2000:]))
+    result["mpy_bytes"] = mpy_bytes
+    result["host_s"] = host_s
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", default="all", help="comma-separated variants (all, none, search+position, ...)")
+    ap.add_argument("--port", type=int, default=2341)
+    ap.add_argument("--depth", type=int, default=BENCH_DEPTH)
+    ap.add_argument("--count", type=int, default=BENCH_COUNT, help="how many bench positions")
+    ap.add_argument("--emu", default=os.environ.get("RP2040_EMU", "/tmp/rp"), help="folder of run.mjs")
+    ap.add_argument("--keep", action="store_true", help="print the Pico's raw output")
+    args = ap.parse_args()
+    if not os.path.exists(os.path.join(args.emu, "run.mjs")):
+        raise SystemExit("no rp2040js runner in %s (--emu DIR)" % args.emu)
+    script = device_script(args.depth, args.count)
+    ref = run_cpython(script)
+    print("CPython: %d nodes (%s)" % (ref["nodes"], " ".join(str(p[1]) for p in ref["pos"])))
+    rows = []
+    for variant in args.variant.split(","):
+        r = run_variant(variant, args, script)
+        ok = [p[1] for p in r["pos"]] == [p[1] for p in ref["pos"]]
+        short = [p[3] for p in r["pos"] if p[3] < 63]  # ran out of C stack: searched shallower
+        nps = r["nodes"] * 1000 // (r["ms"] or 1)
+        rows.append((variant, r, nps, ok or bool(short)))
+        print("variant %-24s engine heap %6d  searcher %6d  position %6d  mpy %6d  nodes %6d  %7d ms  %4d nodes/s%s"
+              % (variant, r["engine"], r["searcher"], r["position"], r["mpy_bytes"], r["nodes"], r["ms"], nps,
+                 "" if ok else "  NODES DIFFER" + (" (C stack: ply limit %s)" % short if short else " (WRONG)")))
+        for name, delta in r["mods"]:
+            print("    %-34s %6d" % (name, delta))
+        sys.stdout.flush()
+    print("\n| variant | engine heap after import (bytes) | nodes/s | nodes |")
+    print("|---|---:|---:|---:|")
+    for variant, r, nps, ok in rows:
+        print("| %s | %s | %d | %d%s |" % (variant, "{:,}".format(r["engine"]), nps, r["nodes"],
+                                          "" if ok else " (WRONG)"))
+    return 0 if all(ok for *_, ok in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
