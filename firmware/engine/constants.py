@@ -14,7 +14,7 @@ A move is one small int (< 2^20, never a heap object on a 32-bit board):
     bits 14-16 promotion kind (0, or KNIGHT..QUEEN)
     bits 17-18 special: 0 normal, 1 double pawn push, 2 en passant, 3 castling
 
-NO_MOVE = 0 can never be a real move (from == to).
+A move of 0 (no move) can never be a real move (from == to).
 """
 from firmware.compat import const
 
@@ -29,26 +29,27 @@ ROOK = const(4)
 QUEEN = const(5)
 KING = const(6)
 
-# Castling-right bits.
-CASTLE_WK = const(1)
-CASTLE_WQ = const(2)
-CASTLE_BK = const(4)
-CASTLE_BQ = const(8)
+# Castling-right bits and move kinds: private (inlined by MicroPython's compiler, no RAM),
+# here to document the encoding; other modules write the numbers with a comment.
+_CASTLE_WK = const(1)
+_CASTLE_WQ = const(2)
+_CASTLE_BK = const(4)
+_CASTLE_BQ = const(8)
 
 # Move special kinds (bits 17-18).
-MOVE_NORMAL = const(0)
-MOVE_DOUBLE = const(1)
-MOVE_EN_PASSANT = const(2)
-MOVE_CASTLE = const(3)
-NO_MOVE = const(0)
+_MOVE_NORMAL = const(0)
+_MOVE_DOUBLE = const(1)
+_MOVE_EN_PASSANT = const(2)
+_MOVE_CASTLE = const(3)
+_NO_MOVE = const(0)
 
 PIECE_LETTERS = ".PNBRQK..pnbrqk"  # index by piece code
-KIND_LETTERS = ".pnbrqk"
 FILE_NAMES = "abcdefgh"
 RANK_NAMES = "12345678"
 
-# The 64 on-board 0x88 squares in a1..h8 order (rank by rank).
-SQUARES = tuple(r * 16 + f for r in range(8) for f in range(8))
+# The 64 on-board 0x88 squares in a1..h8 order (rank by rank); bytes: 64 bytes of heap, where
+# a tuple would hold 264 on a 32-bit board.
+SQUARES = bytes(r * 16 + f for r in range(8) for f in range(8))
 
 KNIGHT_STEPS = (33, 31, 18, 14, -14, -18, -31, -33)
 KING_STEPS = (17, 16, 15, 1, -1, -15, -16, -17)

@@ -1,6 +1,6 @@
 """Endgame knowledge: mating nets against a bare king and recognised draws.
 
-`special(position)` returns a score from White's point of view, or NONE (32767) when it has
+`special(position)` returns a score from White's point of view, or 32767 ("none") when it has
 nothing to say and the normal evaluation applies. It is called only when a side has no pawns
 or almost no pieces remain, so the board scans here cost nothing in the middlegame.
 
@@ -12,9 +12,9 @@ or almost no pieces remain, so the board scans here cost nothing in the middlega
   rook's pawn with the wrong-coloured bishop when the defending king reaches the corner.
 """
 from firmware.compat import const
-from firmware.engine import tunables as T
+from firmware.engine.tunables import KNOWN_WIN, MOPUP_CLOSE, MOPUP_EDGE
 
-NONE = const(32767)
+_NONE = const(32767)
 # Manhattan distance of each 0x88 square from the four centre squares (0..6), and from the
 # nearest dark corner (a1/h8) and light corner (h1/a8), all indexed by the 0x88 square.
 CENTRE_DIST = bytearray(128)
@@ -56,7 +56,7 @@ def special(position):
         return _bare_king(position, 0)
     if w_bare and not b_bare:
         return -_bare_king(position, 8)
-    return NONE
+    return _NONE
 
 
 def _bare_king(position, strong):
@@ -78,19 +78,19 @@ def _bare_king(position, strong):
             light = ((bsq >> 4) + (bsq & 7)) & 1
             corner = LIGHT_CORNER_DIST[weak_king] if light else DARK_CORNER_DIST[weak_king]
             return (
-                T.KNOWN_WIN
+                KNOWN_WIN
                 + eg
-                + 3 * T.MOPUP_EDGE * (7 - corner)
-                + T.MOPUP_EDGE * CENTRE_DIST[weak_king]
-                + T.MOPUP_CLOSE * (14 - _manhattan(strong_king, weak_king))
+                + 3 * MOPUP_EDGE * (7 - corner)
+                + MOPUP_EDGE * CENTRE_DIST[weak_king]
+                + MOPUP_CLOSE * (14 - _manhattan(strong_king, weak_king))
             )
     if not majors and pawns and knights + bishops <= 1:
         draw = _wrong_bishop(position, strong, bishops)
         if draw:
             return 0
-        return NONE if strong == 0 else -NONE  # pawn endings: the normal evaluation
+        return _NONE if strong == 0 else -_NONE  # pawn endings: the normal evaluation
     close = 14 - _manhattan(strong_king, weak_king)
-    return T.KNOWN_WIN + eg + T.MOPUP_EDGE * CENTRE_DIST[weak_king] + T.MOPUP_CLOSE * close
+    return KNOWN_WIN + eg + MOPUP_EDGE * CENTRE_DIST[weak_king] + MOPUP_CLOSE * close
 
 
 def _find(position, piece):

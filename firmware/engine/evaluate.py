@@ -5,7 +5,7 @@ Tapered between middlegame and endgame by the phase (knights and bishops 1, rook
 
     score = (mg * phase + eg * (24 - phase)) // 24
 
-Terms (all numbers in tunables.py):
+Terms (all numbers in tunables.py and pesto.py):
 - material + piece-square tables: read from the incremental `score_mg`/`score_eg` that
   make/unmake keep (init() installs the tables once);
 - pawn structure: doubled, isolated, backward; passed pawns by rank, halved when blocked,
@@ -41,8 +41,6 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     KING_ATTACK_UNITS,
     KING_OPEN_FILE,
     KNIGHT_MOBILITY,
-    MATERIAL_EG,
-    MATERIAL_MG,
     MOBILITY_BASE_B,
     MOBILITY_BASE_N,
     MOBILITY_BASE_R,
@@ -52,8 +50,6 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     PASSED_KING_DIST,
     PASSED_MG,
     PASSED_PROTECTED_EG,
-    PST_EG_BY_KIND,
-    PST_MG_BY_KIND,
     ROOK_HALF_OPEN_EG,
     ROOK_HALF_OPEN_MG,
     ROOK_MOBILITY_EG,
@@ -85,28 +81,42 @@ _ready = False
 
 def init():
     """Install the piece-square tables in position.py and fill the distance table.
-    Idempotent; the Searcher calls it. Positions created before must be rehash()ed."""
+    Idempotent; the Searcher calls it. Positions created before must be rehash()ed.
+
+    The tables (pesto.py, about 4 KB of tuples) are needed only here: afterwards that module
+    is dropped from sys.modules, so they are freed (a later import loads it again)."""
     global _ready
     if _ready:
         return
+    import sys
+    from firmware.engine import pesto as P
+
     mg_by_kind = [[] for _ in range(7)]  # index 0 (no piece) stays empty
     eg_by_kind = [[] for _ in range(7)]
     for kind in range(1, 7):
         mg = []
         eg = []
+        pst_mg = P.PST_MG_BY_KIND[kind]
+        pst_eg = P.PST_EG_BY_KIND[kind]
         for sq64 in range(64):
             rank, file = sq64 >> 3, sq64 & 7
             diagram = (7 - rank) * 8 + file  # tables are written rank 8 first
-            mg.append(MATERIAL_MG[kind] + PST_MG_BY_KIND[kind][diagram])
-            eg.append(MATERIAL_EG[kind] + PST_EG_BY_KIND[kind][diagram])
+            mg.append(P.MATERIAL_MG[kind] + pst_mg[diagram])
+            eg.append(P.MATERIAL_EG[kind] + pst_eg[diagram])
         mg_by_kind[kind] = mg
         eg_by_kind[kind] = eg
+    del P, pst_mg, pst_eg
+    sys.modules.pop("firmware.engine.pesto", None)
+    package = sys.modules.get("firmware.engine")
+    if package is not None and "pesto" in package.__dict__:
+        delattr(package, "pesto")
     set_piece_square_tables(mg_by_kind, eg_by_kind)
     for df in range(-7, 8):
         for dr in range(-7, 8):
             DIST[dr * 16 + df + 119] = max(abs(df), abs(dr))
     endgame.init()
     _ready = True
+
 
 @micropython.native
 def evaluate(position):

@@ -23,6 +23,7 @@ leave the book early, like the beginner levels of the old machines.
 with wtime_ms, btime_ms and optionally winc_ms, binc_ms, movestogo: the clocks now. Without
 it a clock level assumes a fresh clock (the time of the whole game left).
 """
+from firmware.compat import const
 from firmware.engine.timeman import Limits
 
 FUN = "fun"
@@ -55,34 +56,60 @@ class Level:
         return "Level(%r, %r, %d)" % (self.name, self.kind, self.value)
 
 
-LEVELS = (
-    Level("Fun 1", FUN, 1, noise_cp=300, book_plies=2),
-    Level("Fun 2", FUN, 1, noise_cp=150, book_plies=4),
-    Level("Fun 3", FUN, 2, noise_cp=100, book_plies=6),
-    Level("Fun 4", FUN, 3, noise_cp=60, book_plies=8),
-    Level("1 s/move", MOVETIME, 1000),
-    Level("3 s/move", MOVETIME, 3000),
-    Level("5 s/move", MOVETIME, 5000),
-    Level("10 s/move", MOVETIME, 10000),
-    Level("15 s/move", MOVETIME, 15000),
-    Level("30 s/move", MOVETIME, 30000),
-    Level("1 min/move", MOVETIME, 60000),
-    Level("2 min/move", MOVETIME, 120000),
-    Level("3 min/move", MOVETIME, 180000),
-    Level("Blitz 5 min", CLOCK, 300000),
-    Level("Blitz 3+2", CLOCK, 180000, inc_ms=2000),
-    Level("Rapid 15+10", CLOCK, 900000, inc_ms=10000),
-    Level("Tournament 40/2h", CLOCK, 7200000, moves=40),
-    Level("Depth 2", DEPTH, 2),
-    Level("Depth 4", DEPTH, 4),
-    Level("Depth 6", DEPTH, 6),
-    Level("1000 nodes", NODES, 1000),
-    Level("10000 nodes", NODES, 10000),
-    Level("Mate in 2", MATE, 2, book_plies=0),
-    Level("Mate in 3", MATE, 3, book_plies=0),
-    Level("Mate in 5", MATE, 5, book_plies=0),
-    Level("Analysis", INFINITE, 0, book_plies=0),
+# The table, packed (26 Level objects would hold about 4 KB of a Pico's heap all the time):
+# the names, and per level six ints: kind (index into KINDS), value, inc_ms, moves, noise_cp,
+# book_plies. LEVELS builds a Level when one is asked for.
+_NAMES = ("Fun 1|Fun 2|Fun 3|Fun 4|1 s/move|3 s/move|5 s/move|10 s/move|15 s/move|30 s/move|1 min/move|"
+          "2 min/move|3 min/move|Blitz 5 min|Blitz 3+2|Rapid 15+10|Tournament 40/2h|Depth 2|Depth 4|Depth 6|"
+          "1000 nodes|10000 nodes|Mate in 2|Mate in 3|Mate in 5|Analysis")
+_TABLE = (
+    0, 1, 0, 0, 300, 2,  # fun: depth, noise
+    0, 1, 0, 0, 150, 4,
+    0, 2, 0, 0, 100, 6,
+    0, 3, 0, 0, 60, 8,
+    1, 1000, 0, 0, 0, 16,  # movetime (ms)
+    1, 3000, 0, 0, 0, 16,
+    1, 5000, 0, 0, 0, 16,
+    1, 10000, 0, 0, 0, 16,
+    1, 15000, 0, 0, 0, 16,
+    1, 30000, 0, 0, 0, 16,
+    1, 60000, 0, 0, 0, 16,
+    1, 120000, 0, 0, 0, 16,
+    1, 180000, 0, 0, 0, 16,
+    2, 300000, 0, 0, 0, 16,  # clock: ms for the game, increment, moves per control
+    2, 180000, 2000, 0, 0, 16,
+    2, 900000, 10000, 0, 0, 16,
+    2, 7200000, 0, 40, 0, 16,
+    3, 2, 0, 0, 0, 16,  # depth
+    3, 4, 0, 0, 0, 16,
+    3, 6, 0, 0, 0, 16,
+    4, 1000, 0, 0, 0, 16,  # nodes
+    4, 10000, 0, 0, 0, 16,
+    5, 2, 0, 0, 0, 0,  # mate
+    5, 3, 0, 0, 0, 0,
+    5, 5, 0, 0, 0, 0,
+    6, 0, 0, 0, 0, 0,  # infinite
 )
+_COUNT = const(26)
+
+
+class _Levels:
+    """The read-only sequence of Levels (indexing, len, iteration), built from _TABLE."""
+
+    def __len__(self):
+        return _COUNT
+
+    def __getitem__(self, index):
+        if index < 0:
+            index += _COUNT
+        if not 0 <= index < _COUNT:
+            raise IndexError("level index out of range")
+        t = _TABLE
+        i = index * 6
+        return Level(_NAMES.split("|")[index], KINDS[t[i]], t[i + 1], t[i + 2], t[i + 3], t[i + 4], t[i + 5])
+
+
+LEVELS = _Levels()
 # The level a new unit starts on.
 DEFAULT_LEVEL = 4
 
@@ -92,8 +119,8 @@ FUN_NODE_CAP = 3000
 
 def level(index):
     """LEVELS[index], with a LevelError naming the valid range."""
-    if not isinstance(index, int) or isinstance(index, bool) or index < 0 or index >= len(LEVELS):
-        raise LevelError("level must be 0..%d, got %r" % (len(LEVELS) - 1, index))
+    if not isinstance(index, int) or isinstance(index, bool) or index < 0 or index >= _COUNT:
+        raise LevelError("level must be 0..%d, got %r" % (_COUNT - 1, index))
     return LEVELS[index]
 
 

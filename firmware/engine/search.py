@@ -60,12 +60,12 @@ from firmware.engine.zobrist import PIECE_BASE, TABLE_SIZE
 
 MATE = const(30000)
 MATE_BOUND = const(29000)  # |score| >= MATE_BOUND: a forced mate
-INF = const(32000)
+_INF = const(32000)
 MAX_PLY = const(64)
-STACK_MARGIN_PLIES = const(3)  # after running out of C stack, search this much shallower
+_STACK_MARGIN_PLIES = const(3)  # after running out of C stack, search this much shallower
 STACK_RESERVE = const(2560)  # C stack bytes kept free for the poll function's own calls
-MAX_DEPTH = const(60)
-PV_PLY = const(32)
+_MAX_DEPTH = const(60)
+_PV_PLY = const(32)
 MOVE_STACK = const(2048)  # moves of all plies on the current path (each ply <= 218)
 _TT_MOVE = const(1 << 29)
 _CAPTURE = const(1 << 26)
@@ -100,11 +100,6 @@ class Info:
         self.best_move = 0
         self.pv_length = 0
         self.bound = 0  # 0 exact, 1 upper (failed low), 2 lower (failed high)
-
-    @property
-    def nps(self):
-        t = self.time_ms if self.time_ms > 0 else 1
-        return self.nodes * 1000 // t
 
     @property
     def pv(self):
@@ -171,8 +166,10 @@ class Searcher:
         self.sp = 0
         self.killers = array("i", bytes(4 * 2 * MAX_PLY))
         self.history = array("h", bytes(2 * TABLE_SIZE))  # by piece and to-square, as zobrist.py indexes
-        self.pv = array("i", bytes(4 * PV_PLY * PV_PLY))
-        self.pv_len = bytearray(PV_PLY + 1)
+        # Triangular PV table: row `ply` (the line from that ply on) holds _PV_PLY - ply moves
+        # and starts at ply * _PV_PLY - ply * (ply - 1) / 2 (2 KB where a square one takes 4).
+        self.pv = array("i", bytes(4 * (_PV_PLY * (_PV_PLY + 1) // 2)))
+        self.pv_len = bytearray(_PV_PLY + 1)
         self.root_moves = array("i", bytes(4 * 256))
         self.root_nodes = array("i", bytes(4 * 256))
         self.root_count = 0
@@ -348,11 +345,11 @@ class Searcher:
         limits = self.limits
         info = self.info
         poll = self.poll
-        max_depth = limits.depth if limits.depth else MAX_DEPTH
+        max_depth = limits.depth if limits.depth else _MAX_DEPTH
         if limits.mate and (not limits.depth or 2 * limits.mate < max_depth):
             max_depth = 2 * limits.mate
-        if max_depth > MAX_DEPTH:
-            max_depth = MAX_DEPTH
+        if max_depth > _MAX_DEPTH:
+            max_depth = _MAX_DEPTH
         best_move = self.root_moves[0]
         self.best_move = best_move
         if self.max_ply < 2:
@@ -361,8 +358,8 @@ class Searcher:
         timed = not limits.infinite and not limits.depth and not limits.nodes and not limits.mate
         depth = 1
         while depth <= max_depth:
-            alpha = -INF
-            beta = INF
+            alpha = -_INF
+            beta = _INF
             delta = ASPIRATION
             if depth >= 4 and best_score > -MATE_BOUND and best_score < MATE_BOUND:
                 alpha = best_score - delta
@@ -378,13 +375,13 @@ class Searcher:
                     break
                 if score <= alpha:
                     alpha = score - delta
-                    if alpha < -INF or delta > 500:
-                        alpha = -INF
+                    if alpha < -_INF or delta > 500:
+                        alpha = -_INF
                     delta *= 4
                 elif score >= beta:
                     beta = score + delta
-                    if beta > INF or delta > 500:
-                        beta = INF
+                    if beta > _INF or delta > 500:
+                        beta = _INF
                     delta *= 4
                 else:
                     break
@@ -479,7 +476,7 @@ class Searcher:
         rm = self.root_moves
         rn = self.root_nodes
         n = self.root_count
-        best = -INF
+        best = -_INF
         orig_alpha = alpha
         pv = self.pv
         pv_len = self.pv_len
@@ -512,7 +509,7 @@ class Searcher:
                 pv[0] = m
                 cl = pv_len[1]
                 for j in range(cl):
-                    pv[1 + j] = pv[PV_PLY + j]
+                    pv[1 + j] = pv[_PV_PLY + j]
                 pv_len[0] = cl + 1
                 # move it to the front, keeping the others' order
                 j = k
@@ -543,7 +540,7 @@ class Searcher:
             pos.unmake()
         self.sp = 0
         self.stopped = True
-        limit = reached - STACK_MARGIN_PLIES
+        limit = reached - _STACK_MARGIN_PLIES
         if limit < 2:
             limit = 2
         if limit < self.max_ply:  # else it cannot get shallower: stay stopped
@@ -680,7 +677,7 @@ class Searcher:
     # ---- main search ----------------------------------------------------------------------
     @micropython.native
     def _search(self, alpha, beta, depth, ply, in_check, null_ok):
-        if ply < PV_PLY:
+        if ply < _PV_PLY:
             self.pv_len[ply] = 0
         if depth <= 0 and not in_check:
             return self._qsearch(alpha, beta, ply, False)
@@ -746,7 +743,7 @@ class Searcher:
                     return s
         if in_check:
             depth += 1
-            static = -INF
+            static = -_INF
         else:
             static = self._static()
             if not pvnode and not self.exhaustive:
@@ -772,7 +769,7 @@ class Searcher:
         # generate and score moves
         start = self.sp
         if start + 256 > self.move_stack:
-            return static if static > -INF else 0
+            return static if static > -_INF else 0
         moves = self.moves
         ms = self.mscore
         end = pos.gen_moves(moves, start)
@@ -814,7 +811,7 @@ class Searcher:
                     ms[k] = hist[PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)]
             k += 1
         orig_alpha = alpha
-        best = -INF
+        best = -_INF
         best_move = 0
         legal = 0
         quiets = 0
@@ -882,13 +879,13 @@ class Searcher:
                 if s > alpha:
                     alpha = s
                     best_move = m
-                    if ply < PV_PLY - 1:
+                    if ply < _PV_PLY - 1:
                         pv = self.pv
                         pv_len = self.pv_len
-                        base = ply * PV_PLY
+                        base = ply * _PV_PLY - ((ply * (ply - 1)) >> 1)  # see __init__
                         pv[base] = m
                         cl = pv_len[ply + 1]
-                        cb = base + PV_PLY
+                        cb = base + _PV_PLY - ply  # the child's row
                         j = 0
                         while j < cl:
                             pv[base + 1 + j] = pv[cb + j]
@@ -946,7 +943,7 @@ class Searcher:
         if in_check:
             best = -MATE + ply
             end = self._filter_evasions(start, pos.gen_moves(moves, start))
-            stand = -INF
+            stand = -_INF
         else:
             # Lazy evaluation: material + piece-square tables only when that is already far
             # outside the window (the positional terms rarely move a score this much).

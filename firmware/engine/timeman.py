@@ -10,13 +10,13 @@
 
 For a game clock: `base = remaining / moves_to_go + 3/4 increment` is the soft limit and the
 hard limit is min(4 x base, remaining / 3 + increment), less a safety overhead, and never
-below MIN_MS. `movetime` uses the full time as both (minus the overhead). 0 = no limit.
+below 10 ms. `movetime` uses the full time as both (minus the overhead). 0 = no limit.
 """
 from firmware.compat import const
 
-MOVES_TO_GO_DEFAULT = const(30)
-OVERHEAD_MS = const(30)  # reply latency and clock granularity
-MIN_MS = const(10)
+_MOVES_TO_GO_DEFAULT = const(30)
+_OVERHEAD_MS = const(30)  # reply latency and clock granularity
+_MIN_MS = const(10)
 SOFT_NEXT_PERCENT = const(55)
 
 
@@ -52,9 +52,6 @@ class Limits:
         self.ponder = bool(ponder)
         self.mate = mate
 
-    def has_clock(self):
-        return bool(self.wtime_ms or self.btime_ms)
-
     def __repr__(self):
         parts = []
         for name in ("depth", "nodes", "movetime_ms", "wtime_ms", "btime_ms", "winc_ms", "binc_ms", "movestogo",
@@ -74,20 +71,20 @@ def budget(limits, stm):
     if limits.infinite:
         return 0, 0
     if limits.movetime_ms:
-        t = limits.movetime_ms - OVERHEAD_MS
-        if t < MIN_MS:
-            t = MIN_MS
+        t = limits.movetime_ms - _OVERHEAD_MS
+        if t < _MIN_MS:
+            t = _MIN_MS
         return t, t
     remaining = limits.btime_ms if stm else limits.wtime_ms
     inc = limits.binc_ms if stm else limits.winc_ms
     if not remaining:
         return 0, 0
-    mtg = limits.movestogo if limits.movestogo else MOVES_TO_GO_DEFAULT
-    if mtg > MOVES_TO_GO_DEFAULT:
-        mtg = MOVES_TO_GO_DEFAULT
-    usable = remaining - OVERHEAD_MS
-    if usable < MIN_MS:
-        usable = MIN_MS
+    mtg = limits.movestogo if limits.movestogo else _MOVES_TO_GO_DEFAULT
+    if mtg > _MOVES_TO_GO_DEFAULT:
+        mtg = _MOVES_TO_GO_DEFAULT
+    usable = remaining - _OVERHEAD_MS
+    if usable < _MIN_MS:
+        usable = _MIN_MS
     soft = usable // mtg + inc * 3 // 4
     hard = soft * 4
     cap = usable // 3 + inc
@@ -99,8 +96,8 @@ def budget(limits, stm):
         hard = usable
     if soft > hard:
         soft = hard
-    if soft < MIN_MS:
-        soft = MIN_MS
-    if hard < MIN_MS:
-        hard = MIN_MS
+    if soft < _MIN_MS:
+        soft = _MIN_MS
+    if hard < _MIN_MS:
+        hard = _MIN_MS
     return soft, hard

@@ -17,8 +17,8 @@ from array import array
 
 from firmware.compat import const, micropython
 
-BOUND_NONE = const(0)
-BOUND_UPPER = const(1)  # score <= stored (fail low)
+_BOUND_NONE = const(0)
+_BOUND_UPPER = const(1)  # score <= stored (fail low)
 BOUND_LOWER = const(2)  # score >= stored (fail high)
 BOUND_EXACT = const(3)
 BYTES_PER_ENTRY = const(10)
@@ -95,13 +95,3 @@ class TranspositionTable:
         keys[slot] = hi
         data[slot] = move | bound << 19 | depth << 21 | age << 27
         self.scores[slot] = score
-
-    def usage_permille(self):
-        """Share of slots filled in the current search (for UCI `hashfull`)."""
-        n = self.size if self.size < 1000 else 1000
-        used = 0
-        age = self.age
-        for i in range(n):
-            if self.keys[i] and (self.data[i] >> 27) == age:
-                used += 1
-        return used * 1000 // n

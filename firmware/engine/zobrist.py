@@ -12,17 +12,18 @@ change it whenever the keys change).
 Piece tables are indexed `PIECE_BASE[piece] + sq` (piece code 1..14, 0x88 square): one
 lookup and one addition in make/unmake, like the `piece << 7 | sq` they replace. A 0x88
 square never has bit 3 set, so Black's pieces use those off-board slots of White's row:
-PIECE_BASE[kind] = kind << 7, PIECE_BASE[kind | 8] = kind << 7 | 8. That packs 12 pieces x 64
-squares into TABLE_SIZE = 896 entries instead of 16 x 128 (saves 9 KB of RAM in these two
-tables and 4.5 KB in the piece-square tables of position.py, which share the index).
+PIECE_BASE[kind] = (kind - 1) << 7, PIECE_BASE[kind | 8] = (kind - 1) << 7 | 8. That packs
+12 pieces x 64 squares into TABLE_SIZE = 768 entries instead of 16 x 128 (saves 10 KB of RAM
+in these two tables and 5 KB in the piece-square tables of position.py, which share the
+index). Codes that are no piece (0, 7, 8, 15) map to 0.
 """
 from array import array
 
 KEY_SCHEME = 1
 _MASK30 = 0x3FFFFFFF
 
-TABLE_SIZE = 7 * 128
-PIECE_BASE = array("H", [(piece & 7) << 7 | (piece & 8) for piece in range(16)])
+TABLE_SIZE = 6 * 128
+PIECE_BASE = array("H", [((piece & 7) - 1) << 7 | (piece & 8) if 0 < piece & 7 < 7 else 0 for piece in range(16)])
 PIECE_LO = array("i", bytes(4 * TABLE_SIZE))
 PIECE_HI = array("i", bytes(4 * TABLE_SIZE))
 CASTLE_LO = array("i", bytes(4 * 16))  # by castling-rights nibble
