@@ -38,6 +38,7 @@ class ConsolePlayer:
         self.pico = pico
         self.board = board or chess.Board()
         self.timeout = timeout
+        self.hand_s = 0.3  # host seconds between touches (~0.1 s on the emulated chip's clock)
         self.min_free = None  # the least free heap any `mem` answer showed
         self.mem_samples = []
 
@@ -132,6 +133,13 @@ class ConsolePlayer:
             out.append(("lift", to))
         return out + [("lift", fr), ("place", to)]
 
+    def touches_text(self, move):
+        self.board.pop()
+        try:
+            return " ".join("%s %s" % t for t in self.touches(move))
+        finally:
+            self.board.push(move)
+
     def make(self, move):
         """Make `move` (UCI text or chess.Move) on the board through the console; a promotion
         is chosen with *level* presses and confirmed with *ok* (docs/playing.md). Waits until
@@ -143,16 +151,20 @@ class ConsolePlayer:
         ply = len(self.board.move_stack)
         for action, sq in self.touches(move):
             self.ok("%s %s" % (action, sq))
+            time.sleep(self.hand_s)  # a hand's pace: each touch gets past the debouncer on its own
         if move.promotion:
-            self._wait_phase("promote")
+            self.wait_phase("promote")
             for _ in range(PROMOTION_STEPS[move.promotion]):
                 self.press("level")
             self.press("ok")
         self.board.push(move)
-        self.wait_ply(ply + 1)  # the firmware counts plies from the game's start position, as python-chess
+        try:
+            self.wait_ply(ply + 1)
+        except AssertionError as exc:
+            raise AssertionError("%s (%s by %s)" % (exc, move, self.touches_text(move)))  # the firmware counts plies from the game's start position, as python-chess
         return move
 
-    def _wait_phase(self, phase, timeout=None):
+    def wait_phase(self, phase, timeout=None):
         deadline = time.monotonic() + (timeout or self.timeout)
         while True:
             got = self.status()
@@ -184,8 +196,10 @@ class ConsolePlayer:
         want = {sq for sq in chess.SQUARES if target.piece_at(sq)}
         for sq in sorted(have - want):
             self.ok("lift %s" % chess.square_name(sq))
+            time.sleep(self.hand_s)
         for sq in sorted(want - have):
             self.ok("place %s" % chess.square_name(sq))
+            time.sleep(self.hand_s)
         self.board = target
 
 

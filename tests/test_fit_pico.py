@@ -166,27 +166,14 @@ def _wait_hint(player, timeout=120):
     raise AssertionError("no hint lit within %d s: %s" % (timeout, player.lit()))
 
 
-def test_c_whole_game_at_the_strongest_level_within_200_kb(pico):
-    _flashed(pico)
-    level, level_name = strongest_level()
-    assert level_name == "3 min/move"
-    pico.write_file("main.py", BALLAST_MAIN)
-    pico.transcript = []
-    t0 = time.monotonic()
-    pico.soft_reset(until=lambda line: line.startswith("BALLAST") or "Traceback" in line)
-    ballast_line = pico.transcript[-1]
-    assert ballast_line.startswith("BALLAST"), pico.transcript
-    free_for_main = int(ballast_line.split()[3])
-    assert free_for_main <= HIGH_WATER, ballast_line  # the proof is only as strict as the ballast
-    player = ConsolePlayer(pico)
-    player.wait_console()
-    boot_lines = [line for line in pico.transcript if line.strip()]
-    after_boot = player.mem()
-
+def play_whole_game(player, level, nodes=NODES):
+    """Game 1 from the start position at `level` (pondering, book and journal on: the defaults):
+    a book reply, a hint played, a take back, then the helpmate hand until the end; game 2 from a
+    set-up position: a promotion to a rook that mates. Returns (plies, result of game 1, last mem)."""
     # ---- game 1: from the start, strongest level, pondering + book + journal on (the defaults)
     assert player.ok("feed") == "ok"
     assert player.ask("level %d" % level, lambda line: line.startswith("level")).startswith("level %d" % level)
-    player.ok("nodes %d" % NODES)
+    player.ok("nodes %d" % nodes)
     player.make("e2e4")
     reply = player.computer_reply()
     assert reply.uci() in book_replies(["e2e4"]), "1.e4 %s is not a book move" % reply
@@ -203,6 +190,7 @@ def test_c_whole_game_at_the_strongest_level_within_200_kb(pico):
     for action, sq in _undo_touches(player.board, undone):
         player.ok("%s %s" % (action, sq))
     player.wait_ply(ply - 1)
+    player.wait_phase("player")  # the board matches the game again
     player.press("move")
     player.make(player.computer_reply())
 
@@ -229,11 +217,33 @@ def test_c_whole_game_at_the_strongest_level_within_200_kb(pico):
     player.ok("new " + PROMOTION_FEN)
     player.set_up(PROMOTION_FEN)
     player.wait_ply(0)
+    player.wait_phase("player")  # the board shows the position
     player.make(PROMOTION_MOVE)
     phase, _, result = player.status()
     assert (phase, result) == ("over", "1-0")
     assert player.moves() == [PROMOTION_MOVE]
     end = player.mem()
+    return game1_plies, game1_result, end
+
+
+def test_c_whole_game_at_the_strongest_level_within_200_kb(pico):
+    _flashed(pico)
+    level, level_name = strongest_level()
+    assert level_name == "3 min/move"
+    pico.write_file("main.py", BALLAST_MAIN)
+    pico.transcript = []
+    t0 = time.monotonic()
+    pico.soft_reset(until=lambda line: line.startswith("BALLAST") or "Traceback" in line)
+    ballast_line = pico.transcript[-1]
+    assert ballast_line.startswith("BALLAST"), pico.transcript
+    free_for_main = int(ballast_line.split()[3])
+    assert free_for_main <= HIGH_WATER, ballast_line  # the proof is only as strict as the ballast
+    player = ConsolePlayer(pico)
+    player.wait_console()
+    boot_lines = [line for line in pico.transcript if line.strip()]
+    after_boot = player.mem()
+
+    game1_plies, game1_result, end = play_whole_game(player, level)
     game_s = time.monotonic() - t0
 
     # nothing crashed, and what the boot said (the missing devices) it said once

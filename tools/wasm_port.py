@@ -10,12 +10,16 @@ What it models (docs/emulated-pico.md): the object layout of a 32-bit MicroPytho
 words, 16-byte GC blocks) as on the RP2040, RP2350 and ESP32, with MicroPython 1.27's
 allocator and collector. What not: no native emitter (build with tools.flash --bytecode),
 function frames live on the "pystack" (not in the heap as on the chips, where a frame of
-more than a few words of locals is heap-allocated), and the heap is not a fixed size: the
-pyscript variant starts with `heap_bytes` and, when an allocation fails even after a
-collection, adds a new piece (at least doubling the total) and never gives one back. So
-`micropython.mem_info()`'s "GC: total" at the end says how far the heap had to grow, and a
-run whose total is still the starting size never needed more than that (fragmentation
-included), as a board with that heap would not have raised MemoryError.
+more than a few words of locals is heap-allocated), and the heap is not a fixed size.
+Measured on 1.27.0: the pyscript variant starts with `heap_bytes`; gc.collect() (and the
+gc.threshold trigger) inside Python code only marks a collection as due, which runs when the
+next top-level call starts (the wasm stack cannot be scanned); until then an allocation that
+does not fit adds a new heap piece (at least doubling the total), and a collection gives
+empty pieces back. So code that should be measured runs in top-level steps: `run(..., step=)`
+calls a step again and again; after each, total = gc.mem_alloc() + gc.mem_free() - "max new
+split" (mem_free counts the room a new piece could take) is the heap the step needed with
+its garbage uncollected, and a heap still at its starting size needed no more than that
+(fragmentation included): a board with that heap would not have raised MemoryError.
 
 `tree` is a folder copied into the port's in-memory file system at `/tree` (on sys.path, the
 current directory): e.g. what tools.flash.build stages, plus test harness modules.
@@ -33,8 +37,11 @@ PACKAGE = "@micropython/micropython-webassembly-pyscript"
 VERSION = "1.27.0"
 RUNNER = "run.mjs"
 
-_RUNNER_JS = r"""// Written by tools/wasm_port.py: run a Python file under MicroPython's WebAssembly port.
-// node run.mjs CONFIG.json  with {"heap": bytes, "tree": dir or null, "script": file, "pystack": words}
+_RUNNER_JS = r"""// Written by tools/wasm_port.py: run Python under MicroPython's WebAssembly port.
+// node run.mjs CONFIG.json  with {"heap": bytes, "pystack": words, "tree": dir or null,
+//   "scripts": [files run in turn], "step": file run again and again until the Python global
+//   DONE is true (at most "max_steps" times), "finish": file run last}
+// Each file is its own top-level call: the port collects garbage only there (see wasm_port.py).
 import fs from 'fs';
 import path from 'path';
 import { loadMicroPython } from '@micropython/micropython-webassembly-pyscript';
@@ -54,10 +61,19 @@ function copyTree(src, dest) {
 }
 if (cfg.tree) copyTree(cfg.tree, '/tree');
 mp.FS.chdir(cfg.tree ? '/tree' : '/');
-const code = fs.readFileSync(cfg.script, 'utf8');
+const read = (f) => fs.readFileSync(f, 'utf8');
 try {
-  mp.runPython("import sys\nif '/tree' not in sys.path: sys.path.insert(0, '/tree')\n");
-  mp.runPython(code);
+  mp.runPython("import sys\nif '/tree' not in sys.path: sys.path.insert(0, '/tree')\nDONE = False\n");
+  for (const f of cfg.scripts) mp.runPython(read(f));
+  if (cfg.step) {
+    const step = read(cfg.step);
+    let n = 0;
+    while (!mp.globals.get('DONE')) {
+      if (++n > cfg.max_steps) throw new Error('still not DONE after ' + cfg.max_steps + ' steps');
+      mp.runPython(step);
+    }
+  }
+  if (cfg.finish) mp.runPython(read(cfg.finish));
 } catch (e) {
   process.stderr.write(String(e && e.message || e) + '\n');
   process.exit(1);
@@ -93,27 +109,41 @@ def unavailable():
     return None
 
 
-def run(code, tree=None, heap_bytes=64 * 1024, timeout=900, pystack_words=8192, tmp_dir=None):
-    """Run `code` (Python text) under the port with a heap starting at `heap_bytes`; return its
-    stdout. WasmError with the output when it raises."""
+def run(code, tree=None, heap_bytes=64 * 1024, timeout=900, pystack_words=8192, step=None, finish=None,
+        max_steps=1000000, tmp_dir=None):
+    """Run Python under the port with a heap starting at `heap_bytes`; return its stdout.
+    `code`: text, or a list of texts run in turn, each a top-level call (the port collects
+    garbage only between them); then `step` again and again until the global DONE is true;
+    then `finish`. WasmError with the output when something raises."""
     why = unavailable()
     if why:
         raise WasmError(why)
     tmp_dir = tmp_dir or os.path.join(CACHE, "tmp")
     os.makedirs(tmp_dir, exist_ok=True)
     tag = "%d-%d" % (os.getpid(), id(code))
-    script = os.path.join(tmp_dir, "wasm-%s.py" % tag)
+    files = []
+
+    def put(text, name):
+        if text is None:
+            return None
+        path = os.path.join(tmp_dir, "wasm-%s-%s.py" % (tag, name))
+        with open(path, "w") as f:
+            f.write(text)
+        files.append(path)
+        return path
+
+    scripts = [code] if isinstance(code, str) else list(code)
     config = os.path.join(tmp_dir, "wasm-%s.json" % tag)
-    with open(script, "w") as f:
-        f.write(code)
+    files.append(config)
     with open(config, "w") as f:
-        json.dump({"heap": heap_bytes, "tree": os.path.abspath(tree) if tree else None, "script": script,
-                   "pystack": pystack_words}, f)
+        json.dump({"heap": heap_bytes, "tree": os.path.abspath(tree) if tree else None,
+                   "pystack": pystack_words, "scripts": [put(t, "s%d" % i) for i, t in enumerate(scripts)],
+                   "step": put(step, "step"), "finish": put(finish, "finish"), "max_steps": max_steps}, f)
     try:
         proc = subprocess.run(["node", RUNNER, config], cwd=WASM_DIR, capture_output=True, text=True,
                               timeout=timeout)
     finally:
-        for p in (script, config):
+        for p in files:
             if os.path.exists(p):
                 os.remove(p)
     if proc.returncode != 0:
