@@ -269,6 +269,8 @@ def main():
         print("variant %-24s engine heap %6d  searcher %6d  position %6d  mpy %6d  nodes %6d  %7d ms  %4d nodes/s%s"
               % (variant, r["engine"], r["searcher"], r["position"], r["mpy_bytes"], r["nodes"], r["ms"], nps,
                  "" if ok else "  NODES DIFFER" + (" (C stack: ply limit %s)" % short if short else " (WRONG)")))
+        for best, nodes, ms, ply in r["pos"]:
+            print("    position: %6d nodes %7d ms %4d nodes/s  ply limit %d" % (nodes, ms, nodes * 1000 // (ms or 1), ply))
         for name, delta in r["mods"]:
             print("    %-34s %6d" % (name, delta))
         sys.stdout.flush()

@@ -127,3 +127,31 @@ def test_incremental_scores_match_a_fresh_rehash_after_random_play():
         unmade = (position.score_mg, position.score_eg)
         position.rehash()
         assert unmade == (position.score_mg, position.score_eg)
+
+
+def test_pesto_tables_are_installed_then_released_under_micropython():
+    """evaluate.init() copies the PeSTO tables into position.py and drops pesto.py, so its
+    tuples do not stay on a board's heap: the module is gone, the scores are PeSTO's, and the
+    heap init() leaves behind is smaller than the tables' own import cost."""
+    from tests.mpy import run_mpy
+
+    out = run_mpy(
+        "import gc, sys\n"
+        "from firmware.engine import evaluate, position\n"
+        "gc.collect(); a = gc.mem_free()\n"
+        "import firmware.engine.pesto as P\n"
+        "gc.collect(); b = gc.mem_free()\n"
+        "pawn_e4 = P.MATERIAL_MG[1] + P.PAWN_MG[4 * 8 + 4]\n"
+        "del P; del sys.modules['firmware.engine.pesto']; delattr(sys.modules['firmware.engine'], 'pesto')\n"
+        "gc.collect(); c = gc.mem_free()\n"
+        "evaluate.init()\n"
+        "gc.collect(); d = gc.mem_free()\n"
+        "print('pesto' in sys.modules.get('firmware.engine').__dict__, 'firmware.engine.pesto' in sys.modules)\n"
+        "print(position.PST_MG[position.PIECE_BASE[1] + 0x34] == pawn_e4)\n"
+        "print(a - b, c - d)\n"
+    )
+    lines = out.split("\n")
+    assert lines[0] == "False False", out
+    assert lines[1] == "True", out
+    tables, kept = (int(x) for x in lines[2].split())
+    assert kept < tables, out

@@ -25,7 +25,7 @@ when a pawn stands on rank r), so each pawn term is a few shifts. Scratch buffer
 module-level and preallocated by init(): evaluate() allocates nothing. Scores are small ints
 within +-(KNOWN_WIN + 8000), far from the search's mate scores.
 """
-from firmware.compat import const, micropython
+from firmware.compat import const
 from firmware.engine import endgame
 from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
     BACKWARD_EG,
@@ -118,7 +118,6 @@ def init():
     _ready = True
 
 
-@micropython.native
 def evaluate(position):
     """Centipawns from the side to move's point of view (positive: good for the mover)."""
     c = position.counts
@@ -376,7 +375,6 @@ def evaluate(position):
         return TEMPO - score
     return score + TEMPO
 
-@micropython.native
 def _any_rank(masks, rank):
     bit = 1 << rank
     for f in range(1, 9):
@@ -384,6 +382,5 @@ def _any_rank(masks, rank):
             return True
     return False
 
-@micropython.native
 def _piece_value(c, colour):
     return 320 * (c[colour | 2] + c[colour | 3]) + 500 * c[colour | 4] + 950 * c[colour | 5]

@@ -202,7 +202,6 @@ class Position:
         return lo, hi
 
     # ---- attacks ----------------------------------------------------------------------
-    @micropython.native
     def attacked(self, sq, by):
         """True when side `by` (WHITE 0 or BLACK 8) attacks 0x88 square `sq`."""
         b = self.board
@@ -253,7 +252,6 @@ class Position:
                 s += d
         return False
 
-    @micropython.native
     def in_check(self):
         """True when the side to move is in check."""
         return self.attacked(self.kings[self.stm], self.stm ^ 8)
@@ -422,7 +420,6 @@ class Position:
         return n
 
     # ---- make / unmake ----------------------------------------------------------------
-    @micropython.native
     def make(self, move):
         """Play a pseudo-legal move (no legality test; see make_legal). Allocates nothing."""
         ply = self.ply
@@ -543,7 +540,6 @@ class Position:
         self.score_mg = mg
         self.score_eg = eg
 
-    @micropython.native
     def unmake(self):
         """Take back the last made move (or null move) exactly."""
         ply = self.ply - 1
@@ -605,7 +601,6 @@ class Position:
         self.score_mg = mg
         self.score_eg = eg
 
-    @micropython.native
     def make_legal(self, move, in_check):
         """Make a pseudo-legal move if it is legal and return True; otherwise leave the position
         unchanged and return False. `in_check`: whether the side to move is in check now.
@@ -625,7 +620,6 @@ class Position:
             return False
         return True
 
-    @micropython.native
     def make_null(self):
         """Pass the move (for null-move pruning). Undo with unmake()."""
         ply = self.ply

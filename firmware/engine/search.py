@@ -34,7 +34,7 @@ mates at the horizon are seen. Numbers live in tunables.py.
 """
 from array import array
 
-from firmware.compat import const, micropython, stack_use, ticks_diff, ticks_ms
+from firmware.compat import const, stack_use, ticks_diff, ticks_ms
 from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
     ASPIRATION,
     DELTA_MARGIN,
@@ -246,7 +246,6 @@ class Searcher:
     def elapsed_ms(self):
         return ticks_diff(self.clock_ms(), self.start_ms)
 
-    @micropython.native
     def _check(self):
         """Every poll_nodes nodes: node budget, poll callback, hard time limit."""
         nxt = self.nodes + self.poll_nodes
@@ -550,7 +549,6 @@ class Searcher:
         return 0
 
     # ---- check evasions ----------------------------------------------------------------
-    @micropython.native
     def _filter_evasions(self, start, end):
         """In check: drop the generated moves in moves[start:end] that cannot answer it (a
         non-king move must capture a single checker or block its line; e.p. is left to the
@@ -626,7 +624,6 @@ class Searcher:
                     t += line_dir
         return n
 
-    @micropython.native
     def _hopeless(self, stand, alpha):
         """Quiescence: True when winning the opponent's most valuable piece would still leave
         the score at or below alpha and the side to move has no pawn about to promote."""
@@ -658,7 +655,6 @@ class Searcher:
         return True
 
     # ---- evaluation with cache and noise -------------------------------------------------
-    @micropython.native
     def _static(self):
         pos = self.pos
         lo = pos.hash_lo
@@ -675,7 +671,6 @@ class Searcher:
         return v
 
     # ---- main search ----------------------------------------------------------------------
-    @micropython.native
     def _search(self, alpha, beta, depth, ply, in_check, null_ok):
         if ply < _PV_PLY:
             self.pv_len[ply] = 0
@@ -922,7 +917,6 @@ class Searcher:
         return best
 
     # ---- quiescence ---------------------------------------------------------------------
-    @micropython.native
     def _qsearch(self, alpha, beta, ply, in_check):
         self.nodes += 1
         if self.nodes >= self.next_check:

@@ -14,7 +14,7 @@ are module-level, so nothing is allocated (the search calls this at every node).
 """
 from array import array
 
-from firmware.compat import const, micropython
+from firmware.compat import const
 from firmware.engine.constants import BISHOP_STEPS, KING_STEPS, KNIGHT_STEPS, ROOK_STEPS
 
 # by piece kind: none, pawn, knight, bishop, rook, queen, king (a king "lost" = an illegal move)
@@ -29,7 +29,6 @@ _saved_sq = bytearray(_MAX_STEPS)
 _saved_piece = bytearray(_MAX_STEPS)
 
 
-@micropython.native
 def least_attacker(board, sq, by):
     """The 0x88 square of the cheapest piece of side `by` (0 White, 8 Black) attacking `sq`
     on `board`, or -1. Order: pawn, knight, bishop, rook, queen, king."""
@@ -88,7 +87,6 @@ def least_attacker(board, sq, by):
     return -1
 
 
-@micropython.native
 def see(position, move):
     """Material the side making capture `move` ends up with after the exchange on its
     to-square (both sides choosing best, cheapest attacker first); see the module docstring."""

@@ -15,7 +15,7 @@ always-replace slot takes the entry. `new_search()` bumps the 3-bit age.
 """
 from array import array
 
-from firmware.compat import const, micropython
+from firmware.compat import const
 
 _BOUND_NONE = const(0)
 _BOUND_UPPER = const(1)  # score <= stored (fail low)
@@ -56,7 +56,6 @@ class TranspositionTable:
     def new_search(self):
         self.age = (self.age + 1) & 7
 
-    @micropython.native
     def probe(self, lo, hi):
         """Slot index holding (lo, hi), or -1. Read `data`/`scores` at that index."""
         i = lo & self.mask
@@ -66,7 +65,6 @@ class TranspositionTable:
             return i + 1
         return -1
 
-    @micropython.native
     def store(self, lo, hi, move, bound, depth, score):
         """Record a search result (depth 0..63; score already ply-adjusted by the caller).
         An existing entry without a move keeps its move when the new result has none."""
