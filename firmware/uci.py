@@ -6,7 +6,7 @@
 Text only: this module parses commands and prints answers; the engine does the chess. A
 malformed or illegal line never kills the process: it answers `info string error: <why>`
 and keeps the previous state (a `position` command is built on a fresh Position and only
-swapped in when every move applied).
+swapped in when every move applied, or its new moves are taken back from the current one).
 
 Searching: `go` runs the search in the same thread. The search calls a poll function every
 `poll_nodes` nodes; it reads whatever complete lines stdin holds without blocking (`select`
@@ -15,26 +15,55 @@ buffer the poll cannot see): `stop` ends the search, `ponderhit` turns a ponder 
 a timed one, `isready` is answered at once, `quit` stops and exits, and anything else waits
 until the search is over. So `stop` during `go infinite` is answered within poll_nodes nodes.
 
-Options: Hash (MB, converted to transposition-table entries of tt.BYTES_PER_ENTRY bytes; if
-the interpreter cannot allocate that much, the table halves until it fits), OwnBook (plays
-from firmware/data/book.bin before searching, via firmware.engine.book), Ponder (accepted;
-the GUI decides when to ponder).
+Options: Hash (MB, converted to transposition-table entries of tt.BYTES_PER_ENTRY bytes; a
+size that cannot be allocated answers `info string error` and keeps the table there was),
+OwnBook (plays from firmware/data/book.bin before searching, via firmware.engine.book),
+Ponder (accepted; the GUI decides when to ponder).
+
+Memory (a board's heap, or `micropython -X heapsize=128K`): only what a `position` or `go
+perft` needs is imported with this module. The search modules are imported, and the
+Searcher with its tables allocated, at the first `go` that searches (not at `isready`). Until
+a `setoption name Hash` the table is sized for the heap there is: the 1 MB default where
+it fits, else at most half of the free heap and never less than 24 KB left free (see
+_default_entries). `position` reads its moves one at a time and makes the moves that
+continue the current game on the same Position (see UciSession.cmd_position).
 """
 import sys
 
+from firmware.compat import const
 from firmware.engine.fen import START_FEN, FenError
 from firmware.engine.notation import parse_uci, uci
-from firmware.engine.position import DEFAULT_CAPACITY, Position
-from firmware.engine.rules import perft, perft_divide  # noqa: F401  (perft kept importable here)
-from firmware.engine.search import Limits, Searcher
-from firmware.engine.tt import BYTES_PER_ENTRY
+from firmware.engine.position import Position
+from firmware.engine.rules import perft_divide
 
 ENGINE_NAME = "Reedchess 0.1"
 ENGINE_AUTHOR = "the Reedchess developers"
-MAX_PERFT_DEPTH = 8
-HASH_DEFAULT_MB = 1
-HASH_MAX_MB = 256
-POLL_NODES = 1024
+_MAX_PERFT_DEPTH = const(8)
+_HASH_DEFAULT_MB = const(1)
+_HASH_MAX_MB = const(256)
+_POLL_NODES = const(1024)
+_MB = const(1048576)
+# Plies a Position holds beyond the game's moves: the search's deepest line (64 plies) fits.
+_SEARCH_ROOM = const(128)
+# A heap smaller than this (free bytes before the Searcher is made) is a board's: the search's
+# move buffer has 1024 cells there, as on the boards (boards/pico.py), instead of 2048.
+_SMALL_HEAP = const(262144)
+_SMALL_MOVE_STACK = const(1024)
+# Below this the buffer has 512 cells (the least the Searcher takes; lines deeper than about
+# 8 plies of 32 moves end in the quiescence search): `micropython -X heapsize=128K`.
+_TINY_HEAP = const(65536)
+_TINY_MOVE_STACK = const(512)
+# The default table on a small heap: the Searcher's tables besides the transposition table
+# (8 bytes a move-stack cell, and history, PV and root moves: about 10 KB), and the bytes a
+# table slot costs with its share of the evaluation cache (10 + 6/4, rounded up).
+_SEARCHER_FIXED = const(10240)
+_SLOT_COST = const(12)
+# Heap the default table always leaves free besides the Searcher: a GUI's `position` lines
+# of a long game, the new Position next to the old one, the search's info lines.
+_HEADROOM = const(24576)
+_MIN_DEFAULT_ENTRIES = const(256)
+# Heap kept in one block while the search modules load on a small heap (see _import_search).
+_RESERVE = const(24576)
 _GO_INT_ARGS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
 
 
@@ -142,15 +171,18 @@ class UciSession:
     `write` receives each output line (without newline); tests pass a list's append.
     `read_line` (optional) is a non-blocking function returning the next input line or None:
     the search polls it for `stop`, `ponderhit`, `isready` and `quit` (main() passes
-    StdinLines().poll_line)."""
+    StdinLines().poll_line).
+    `hash_mb`: the table's size in MB, as `setoption name Hash` sets it; None (default): sized
+    for the heap at the first search (_default_entries)."""
 
-    def __init__(self, write=_write_stdout, read_line=None, hash_mb=HASH_DEFAULT_MB, poll_nodes=POLL_NODES):
+    def __init__(self, write=_write_stdout, read_line=None, hash_mb=None, poll_nodes=_POLL_NODES):
         self.write = write
         self.read_line = read_line
-        self.position = Position()
+        self.position = Position(START_FEN, _SEARCH_ROOM)
+        self.head = "startpos"  # what self.position was set up from (before its moves)
         self.poll_nodes = poll_nodes
         self.hash_mb = hash_mb
-        self.searcher = None
+        self.searcher = None  # made at the first `go` that searches
         self.book = None
         self.own_book = False
         self.quit_requested = False
@@ -168,7 +200,7 @@ class UciSession:
         }
 
     def handle(self, line):
-        words = line.split()
+        words = line.split(None, 1)
         if not words:
             return not self.quit_requested
         name = words[0]
@@ -178,7 +210,9 @@ class UciSession:
         try:
             if handler is None:
                 raise UciError("unknown command %r" % name)
-            handler(words[1:])
+            rest = words[1] if len(words) > 1 else ""
+            # `position` reads its text word by word: a long game's moves never become a list
+            handler(rest if name == "position" else rest.split())
         except (ValueError, IndexError, KeyError) as exc:
             self.write("info string error: %s" % (exc,))
         except MemoryError:
@@ -195,17 +229,17 @@ class UciSession:
 
     def option_lines(self):
         return [
-            "option name Hash type spin default %d min 1 max %d" % (HASH_DEFAULT_MB, HASH_MAX_MB),
+            "option name Hash type spin default %d min 1 max %d" % (_HASH_DEFAULT_MB, _HASH_MAX_MB),
             "option name OwnBook type check default false",
             "option name Ponder type check default false",
         ]
 
     def cmd_isready(self, args):
-        self._get_searcher()  # allocate the tables now, not during the first `go`
-        self.write("readyok")
+        self.write("readyok")  # nothing to wait for: the tables come with the first search
 
     def cmd_ucinewgame(self, args):
-        self.position = Position()
+        self.position = Position(START_FEN, _SEARCH_ROOM)
+        self.head = "startpos"
         if self.searcher is not None:
             self.searcher.new_game()
 
@@ -224,10 +258,9 @@ class UciSession:
             value = ""
         key = name.lower()
         if key == "hash":
-            if not value.isdigit() or not 1 <= int(value) <= HASH_MAX_MB:
-                raise UciError("Hash must be 1..%d (MB), got %r" % (HASH_MAX_MB, value))
-            self.hash_mb = int(value)
-            self.searcher = None  # reallocated at the next isready/go
+            if not value.isdigit() or not 1 <= int(value) <= _HASH_MAX_MB:
+                raise UciError("Hash must be 1..%d (MB), got %r" % (_HASH_MAX_MB, value))
+            self.set_hash(int(value))
         elif key == "ownbook":
             self.own_book = _parse_bool(value, name)
             if self.own_book and self.book is None:
@@ -243,15 +276,30 @@ class UciSession:
         self.write("info string fen " + fen(self.position))
 
     def cmd_position(self, args):
-        self.position = parse_position(args)
+        """When the command continues the game the Position was set up from (the same start,
+        its moves first: a GUI sends the whole game before every `go`), only the new moves
+        are made on it; else a new Position is built (parse_position). Either way an error
+        leaves the position as it was. (Reusing it spares a board's heap the new Position
+        and the holes a new, longer one leaves each move.)"""
+        text = _text(args)
+        words = _words(text)
+        head = []
+        for word in words:
+            if word == "moves":
+                break
+            head.append(word)
+        head = " ".join(head)
+        if head != self.head or not _extend(self.position, words):
+            self.position = parse_position(text)
+            self.head = head
 
     def cmd_go(self, args):
         if args and args[0] == "perft":
             if len(args) != 2 or not args[1].isdigit():
                 raise UciError("usage: go perft <depth>")
             depth = int(args[1])
-            if depth < 1 or depth > MAX_PERFT_DEPTH:
-                raise UciError("perft depth must be 1..%d" % MAX_PERFT_DEPTH)
+            if depth < 1 or depth > _MAX_PERFT_DEPTH:
+                raise UciError("perft depth must be 1..%d" % _MAX_PERFT_DEPTH)
             self.go_perft(depth)
             return
         self.go_search(args)
@@ -265,18 +313,49 @@ class UciSession:
         self.write("Nodes searched: %d" % total)
 
     # ---- searching ----------------------------------------------------------------------
+    def _new_searcher(self, entries):
+        _import_search()
+        from firmware.engine.search import Searcher
+
+        return Searcher(tt_entries=entries, poll_nodes=self.poll_nodes, move_stack=_move_stack(_free_heap()))
+
     def _get_searcher(self):
+        """The Searcher, made at the first search: with the Hash set by setoption, else with
+        _default_entries() (halved while it does not fit, down to _MIN_DEFAULT_ENTRIES)."""
         if self.searcher is None:
-            entries = self.hash_mb * 1048576 // BYTES_PER_ENTRY
-            while True:
-                try:
-                    self.searcher = Searcher(tt_entries=entries, poll_nodes=self.poll_nodes)
-                    break
-                except MemoryError:
-                    if entries <= 1024:
-                        raise
-                    entries //= 2
+            if self.hash_mb is not None:
+                self.searcher = self._new_searcher(_hash_entries(self.hash_mb))
+            else:
+                _import_search()  # first: the modules' heap is not the table's
+                entries = _default_entries()
+                while True:
+                    try:
+                        self.searcher = self._new_searcher(entries)
+                        break
+                    except MemoryError:
+                        if entries <= _MIN_DEFAULT_ENTRIES:
+                            raise
+                        entries //= 2
         return self.searcher
+
+    def set_hash(self, mb):
+        """setoption name Hash: make the table now, so that a size that does not fit is known
+        at once: then the table there was is made again and UciError raised."""
+        old = self.searcher
+        old_entries = old.tt.size if old is not None else 0
+        old = self.searcher = None  # free the old table first: the new one may need its room
+        try:
+            self.searcher = self._new_searcher(_hash_entries(mb))
+        except MemoryError:
+            self.searcher = None
+            if old_entries:
+                try:
+                    self.searcher = self._new_searcher(old_entries)
+                except MemoryError:
+                    self.searcher = None  # made again at the next search
+            raise UciError("Hash %d MB does not fit in memory (%s); the table stays as it was"
+                           % (mb, _free_text()))
+        self.hash_mb = mb
 
     def go_search(self, args):
         limits = parse_go(args)
@@ -339,6 +418,96 @@ class UciSession:
                 self.pending.append(line)
 
 
+def _import_search():
+    """Import the search and what it needs, then run the evaluation's one-time set-up (its
+    temporary tables come and go). See _load_search for how a small heap is kept usable."""
+    if "firmware.engine.search" in sys.modules:
+        return
+    try:
+        _load_search(True)
+    except MemoryError:
+        _load_search(False)  # the modules the first try imported are not loaded again
+    init = getattr(sys.modules.get("firmware.engine.evaluate"), "init", None)
+    if init is not None:
+        _free_heap()
+        init()
+
+
+def _load_search(reserve):
+    """Import the search modules one at a time, collecting the garbage between (the loader's
+    own garbage would otherwise pile up to a higher peak). With `reserve`, on a small heap a
+    block of up to _RESERVE bytes is held meanwhile and let go with this frame: the modules'
+    objects and the holes the loader leaves land elsewhere, so the Searcher made next finds
+    room for its arrays in one piece (without it, a 128 KB heap can hold 36 KB free in no
+    piece of 4 KB)."""
+    import gc
+
+    free = _free_heap()
+    held = None
+    size = _RESERVE
+    while reserve and free is not None and free < _SMALL_HEAP and held is None and size >= 4096:
+        try:
+            held = bytearray(size)
+        except MemoryError:
+            size //= 2
+    for name in ("tunables", "endgame", "evaluate", "see", "tt", "timeman", "search"):
+        gc.collect()
+        try:
+            __import__("firmware.engine." + name)
+        except ImportError:
+            if name == "search":
+                raise
+    return held is None
+
+
+def _move_stack(free):
+    """The search's move buffer (cells) for `free` bytes of heap (None: no limit known)."""
+    if free is None or free >= _SMALL_HEAP:
+        from firmware.engine.search import MOVE_STACK
+
+        return MOVE_STACK
+    return _SMALL_MOVE_STACK if free >= _TINY_HEAP else _TINY_MOVE_STACK
+
+
+def _hash_entries(mb):
+    from firmware.engine.tt import BYTES_PER_ENTRY
+
+    return mb * _MB // BYTES_PER_ENTRY
+
+
+def _free_heap():
+    """Free heap bytes after a collection (MicroPython), or None (CPython: no such limit)."""
+    import gc
+
+    free = getattr(gc, "mem_free", None)
+    if free is None:
+        return None
+    gc.collect()
+    return free()
+
+
+def _free_text():
+    free = _free_heap()
+    return "no memory" if free is None else "%d KB free" % (free // 1024)
+
+
+def _default_entries():
+    """Table slots when no Hash was set: the 1 MB default where the heap has room (a PC),
+    else the largest power of two that takes at most half of the heap left free beside the
+    rest of the Searcher and leaves at least _HEADROOM of it; at least _MIN_DEFAULT_ENTRIES.
+    Called with the search modules imported."""
+    entries = 2
+    while entries * 2 <= _hash_entries(_HASH_DEFAULT_MB):
+        entries *= 2  # the table's own rounding, so the budget counts real slots
+    free = _free_heap()
+    if free is not None:
+        free -= _SEARCHER_FIXED + 8 * _move_stack(free)
+        budget = free // 2 if free // 2 < free - _HEADROOM else free - _HEADROOM
+        while entries > _MIN_DEFAULT_ENTRIES and entries * _SLOT_COST > budget:
+            entries //= 2
+    return entries
+
+
 def _parse_bool(value, name):
     text = value.lower()
     if text == "true":
@@ -361,6 +530,8 @@ def _open_default_book(write):
 def parse_go(args):
     """Arguments of a `go` command -> Limits. Raises UciError for unknown or bad words.
     Negative clock times (some GUIs send them after a flag fall) count as 1 ms."""
+    from firmware.engine.timeman import Limits
+
     values = {}
     infinite = False
     ponder = False
@@ -427,16 +598,66 @@ def format_info(info, searcher):
     return line
 
 
-def parse_position(args):
-    """Arguments of a `position` command -> a new Position. Raises ValueError naming what is
-    wrong; nothing outside the new Position is touched."""
-    if not args:
-        raise UciError("usage: position startpos|fen <FEN> [moves ...]")
-    if "moves" in args:
-        split = args.index("moves")
-        head, moves = args[:split], args[split + 1 :]
+def _words(text):
+    """The space-separated words of `text`, one at a time (no list of them all)."""
+    start = 0
+    end = len(text)
+    while start < end:
+        stop = text.find(" ", start)
+        if stop < 0:
+            stop = end
+        if stop > start:
+            yield text[start:stop]
+        start = stop + 1
+
+
+def _text(args):
+    text = args if isinstance(args, str) else " ".join(args)
+    return text.replace("\t", " ") if "\t" in text else text
+
+
+def _extend(position, words):
+    """Make the moves in `words` past position.ply on `position` if the ones before are its
+    own moves; False (position unchanged) if they are not or it has no room for them."""
+    ply = position.ply
+    made = 0
+    i = 0
+    for word in words:
+        if i < ply:
+            if word != uci(position.hist_move[i]):
+                break
+        elif position.ply + _SEARCH_ROOM > position.capacity:
+            break
+        else:
+            try:
+                position.make(parse_uci(position, word))
+            except ValueError as exc:
+                for _ in range(made):
+                    position.unmake()
+                raise UciError("move %d (%s): %s" % (i + 1, word, exc))
+            made += 1
+        i += 1
     else:
-        head, moves = args, []
+        if i >= ply:
+            return True
+    for _ in range(made):
+        position.unmake()
+    return False
+
+
+def parse_position(args):
+    """Arguments of a `position` command (the text after the word, or its words as a list)
+    -> a new Position. Raises ValueError naming what is wrong; nothing outside the new
+    Position is touched. The moves are read and made one at a time."""
+    text = _text(args)
+    words = _words(text)
+    head = []
+    for word in words:
+        if word == "moves":
+            break
+        head.append(word)
+    if not head:
+        raise UciError("usage: position startpos|fen <FEN> [moves ...]")
     if head[0] == "startpos":
         if len(head) != 1:
             raise UciError("unexpected text after startpos: %r" % " ".join(head[1:]))
@@ -445,18 +666,16 @@ def parse_position(args):
         fen_text = " ".join(head[1:])
     else:
         raise UciError("position must start with startpos or fen, got %r" % head[0])
-    capacity = DEFAULT_CAPACITY
-    if len(moves) + 256 > capacity:
-        capacity = len(moves) + 256
-    try:
-        position = Position(fen_text, capacity)
+    try:  # room for every word of the text (a few more than the moves), the search, and
+        # the next 64 plies or fewer (cmd_position makes them on this Position)
+        position = Position(fen_text, (text.count(" ") + _SEARCH_ROOM) // 64 * 64 + 64)
     except FenError as exc:
         raise UciError(str(exc))
-    for i, text in enumerate(moves):
+    for i, word in enumerate(words):  # the words after "moves"
         try:
-            position.make(parse_uci(position, text))
+            position.make(parse_uci(position, word))
         except ValueError as exc:
-            raise UciError("move %d (%s): %s" % (i + 1, text, exc))
+            raise UciError("move %d (%s): %s" % (i + 1, word, exc))
     return position
 
 

@@ -1,0 +1,91 @@
+"""`position` commands in a UCI session: a command that continues the current game is made on
+the same Position (a board's heap is spared a new one each move), anything else builds a new
+one; either way the result is the position python-chess reaches, and an error changes nothing.
+Also: the search tables are made at the first search, not at `uci`/`isready`/`go perft`."""
+import random
+
+import chess
+
+from firmware.engine.fen import fen
+from firmware.uci import UciSession
+
+
+def _session():
+    out = []
+    return UciSession(out.append), out
+
+
+def _fen4(text):
+    return text.split()[:4]
+
+
+def test_a_game_sent_move_by_move_reuses_the_position_and_matches_python_chess():
+    rng = random.Random(5)
+    session, out = _session()
+    board = chess.Board()
+    session.handle("position startpos")
+    reused = 0
+    for _ in range(160):
+        if board.is_game_over():
+            break
+        board.push(rng.choice(list(board.legal_moves)))
+        before = session.position
+        session.handle("position startpos moves " + " ".join(m.uci() for m in board.move_stack))
+        assert not out, out
+        reused += session.position is before
+        assert _fen4(fen(session.position)) == _fen4(board.fen())
+        assert session.position.ply == board.ply()
+    # a new Position only when the old one had no room left (every 64 plies or so)
+    assert reused >= board.ply() - board.ply() // 32 - 2, (reused, board.ply())
+
+
+def test_takeback_other_line_fen_start_and_illegal_moves():
+    session, out = _session()
+    session.handle("position startpos moves e2e4 e7e5 g1f3")
+    first = session.position
+    # fewer moves (a takeback): a new position, correct
+    session.handle("position startpos moves e2e4 e7e5")
+    assert _fen4(fen(session.position)) == _fen4(chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2").fen())
+    assert session.position is not first
+    # a different earlier move: a new position
+    session.handle("position startpos moves d2d4 e7e5")
+    board = chess.Board()
+    for m in ("d2d4", "e7e5"):
+        board.push_uci(m)
+    assert _fen4(fen(session.position)) == _fen4(board.fen())
+    # an illegal move while extending: error, the position and its ply unchanged
+    kept = session.position
+    text = fen(kept)
+    session.handle("position startpos moves d2d4 e7e5 d4e5 e8e7 a1a5")
+    assert out and out[-1].startswith("info string error: move 5 (a1a5)"), out
+    assert session.position is kept and fen(kept) == text and kept.ply == 2
+    # a FEN start, then its continuation is made on the same Position
+    start = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    session.handle("position fen " + start + " moves e1g1")
+    pos = session.position
+    session.handle("position fen " + start + " moves e1g1 h3g2")
+    board = chess.Board(start)
+    board.push_uci("e1g1")
+    board.push_uci("h3g2")
+    assert session.position is pos and _fen4(fen(pos)) == _fen4(board.fen())
+    # the same moves after another start: not taken as a continuation
+    session.handle("position startpos moves e2e4")
+    assert _fen4(fen(session.position)) == _fen4(chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").fen())
+    # tabs and repeated spaces separate words too
+    session.handle("position\tstartpos  moves\te2e4   e7e5")
+    assert session.position.ply == 2
+
+
+def test_search_tables_come_with_the_first_search():
+    session, out = _session()
+    session.handle("uci")
+    session.handle("isready")
+    session.handle("position startpos")
+    session.handle("go perft 2")
+    assert out[-1] == "Nodes searched: 400"
+    assert session.searcher is None
+    session.handle("go depth 2")
+    assert session.searcher is not None and out[-1].startswith("bestmove")
+    assert session.searcher.tt.size == 65536  # the 1 MB default where the heap has room
+    # the position after the search is the one the GUI set (the search unmade its moves)
+    assert session.position.ply == 0
