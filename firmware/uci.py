@@ -44,7 +44,7 @@ _HASH_MAX_MB = const(256)
 _POLL_NODES = const(1024)
 _MB = const(1048576)
 # Plies a Position holds beyond the game's moves: the search's deepest line (64 plies) fits.
-_SEARCH_ROOM = const(128)
+_SEARCH_ROOM = const(80)
 # A heap smaller than this (free bytes before the Searcher is made) is a board's: the search's
 # move buffer has 1024 cells there, as on the boards (boards/pico.py), instead of 2048.
 _SMALL_HEAP = const(262144)
@@ -289,9 +289,29 @@ class UciSession:
                 break
             head.append(word)
         head = " ".join(head)
-        if head != self.head or not _extend(self.position, words):
-            self.position = parse_position(text)
-            self.head = head
+        done = _extend(self.position, words) if head == self.head else 0
+        if done == 1:
+            return
+        if done == 2:  # the same game, longer than the Position holds
+            try:
+                self.position = parse_position(text)
+                return
+            except MemoryError:
+                pass
+            ply = self.position.ply
+            self.position = None  # the new one in the room of the old one
+            try:
+                self.position = parse_position(text)
+            except (ValueError, MemoryError):
+                try:
+                    self.position = parse_position(text, ply)  # the position as it was
+                except MemoryError:
+                    self.position = Position(START_FEN, _SEARCH_ROOM)  # never none at all
+                    self.head = "startpos"
+                raise
+            return
+        self.position = parse_position(text)
+        self.head = head
 
     def cmd_go(self, args):
         if args and args[0] == "perft":
@@ -618,7 +638,8 @@ def _text(args):
 
 def _extend(position, words):
     """Make the moves in `words` past position.ply on `position` if the ones before are its
-    own moves; False (position unchanged) if they are not or it has no room for them."""
+    own moves: 1 done, 0 (position unchanged) if they are not, 2 (unchanged) if they are but
+    it has no room for the new ones."""
     ply = position.ply
     made = 0
     i = 0
@@ -627,7 +648,9 @@ def _extend(position, words):
             if word != uci(position.hist_move[i]):
                 break
         elif position.ply + _SEARCH_ROOM > position.capacity:
-            break
+            for _ in range(made):
+                position.unmake()
+            return 2
         else:
             try:
                 position.make(parse_uci(position, word))
@@ -639,16 +662,15 @@ def _extend(position, words):
         i += 1
     else:
         if i >= ply:
-            return True
-    for _ in range(made):
-        position.unmake()
-    return False
+            return 1
+    return 0  # (a mismatch is found before any move is made)
 
 
-def parse_position(args):
+def parse_position(args, max_moves=-1):
     """Arguments of a `position` command (the text after the word, or its words as a list)
-    -> a new Position. Raises ValueError naming what is wrong; nothing outside the new
-    Position is touched. The moves are read and made one at a time."""
+    -> a new Position (with only the first `max_moves` moves if that is >= 0). Raises
+    ValueError naming what is wrong; nothing outside the new Position is touched. The moves
+    are read and made one at a time."""
     text = _text(args)
     words = _words(text)
     head = []
@@ -667,11 +689,13 @@ def parse_position(args):
     else:
         raise UciError("position must start with startpos or fen, got %r" % head[0])
     try:  # room for every word of the text (a few more than the moves), the search, and
-        # the next 64 plies or fewer (cmd_position makes them on this Position)
-        position = Position(fen_text, (text.count(" ") + _SEARCH_ROOM) // 64 * 64 + 64)
+        # the next 32 plies or fewer (cmd_position makes them on this Position)
+        position = Position(fen_text, (text.count(" ") + _SEARCH_ROOM) // 32 * 32 + 32)
     except FenError as exc:
         raise UciError(str(exc))
     for i, word in enumerate(words):  # the words after "moves"
+        if i == max_moves:
+            break
         try:
             position.make(parse_uci(position, word))
         except ValueError as exc:

@@ -6,7 +6,9 @@ import random
 
 import chess
 
-from firmware.engine.fen import fen
+from firmware.engine.fen import START_FEN, fen
+from firmware.engine.notation import parse_uci
+from firmware.engine.position import Position
 from firmware.uci import UciSession
 
 
@@ -35,8 +37,8 @@ def test_a_game_sent_move_by_move_reuses_the_position_and_matches_python_chess()
         reused += session.position is before
         assert _fen4(fen(session.position)) == _fen4(board.fen())
         assert session.position.ply == board.ply()
-    # a new Position only when the old one had no room left (every 64 plies or so)
-    assert reused >= board.ply() - board.ply() // 32 - 2, (reused, board.ply())
+    # a new Position only when the old one had no room left (every 32 plies or so)
+    assert reused >= board.ply() - board.ply() // 16 - 2, (reused, board.ply())
 
 
 def test_takeback_other_line_fen_start_and_illegal_moves():
@@ -89,3 +91,25 @@ def test_search_tables_come_with_the_first_search():
     assert session.searcher.tt.size == 65536  # the 1 MB default where the heap has room
     # the position after the search is the one the GUI set (the search unmade its moves)
     assert session.position.ply == 0
+
+
+def _position(moves, capacity):
+    position = Position(START_FEN, capacity)
+    for text in moves:
+        position.make(parse_uci(position, text))
+    return position
+
+
+def test_a_longer_game_than_the_position_holds_is_rebuilt_and_an_error_restores_it():
+    session, out = _session()
+    game = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
+    session.position = old = _position(game[:3], 3 + 79)  # no room for a move and the search
+    session.handle("position startpos moves " + " ".join(game[:4]))
+    assert not out and session.position is not old and session.position.ply == 4
+    session.position = _position(game[:5], 5 + 79)
+    kept = fen(session.position)
+    session.handle("position startpos moves " + " ".join(game) + " e1e8")
+    assert out and out[-1].startswith("info string error: move 7 (e1e8)"), out
+    assert fen(session.position) == kept and session.position.ply == 5
+    session.handle("position startpos moves " + " ".join(game))
+    assert session.position.ply == 6 and len(out) == 1
