@@ -202,6 +202,7 @@ class Position:
         return lo, hi
 
     # ---- attacks ----------------------------------------------------------------------
+    @micropython.native
     def attacked(self, sq, by):
         """True when side `by` (WHITE 0 or BLACK 8) attacks 0x88 square `sq`."""
         b = self.board
@@ -252,6 +253,7 @@ class Position:
                 s += d
         return False
 
+    @micropython.native
     def in_check(self):
         """True when the side to move is in check."""
         return self.attacked(self.kings[self.stm], self.stm ^ 8)
@@ -601,6 +603,7 @@ class Position:
         self.score_mg = mg
         self.score_eg = eg
 
+    @micropython.native
     def make_legal(self, move, in_check):
         """Make a pseudo-legal move if it is legal and return True; otherwise leave the position
         unchanged and return False. `in_check`: whether the side to move is in check now.
