@@ -10,7 +10,9 @@ CONFIG.update({
     "name": "pico2",
     "mcu": "RP2350",
     "heap_bytes": 460 * 1024,
-    "tt_entries": 16384,
+    # 8192 entries (80 KB): the .mpy code (~200 KB on 32 bits) and the game then stay within 400 KB
+    # of the RP2350's ~460 KB heap (tests/test_fit_wasm.py); 16384 would take 80 KB more.
+    "tt_entries": 8192,
     "stack_bytes": 12288,  # the C stack the search shares with the controller (rp2 port: 8 KB plus 4 KB extra on the RP2350)
     "poll_nodes": 128,
 })
