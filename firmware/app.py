@@ -111,32 +111,12 @@ class App:
 
     # ---- start-up ---------------------------------------------------------------------------
     def boot(self, now_ms):
-        """First scan (taken as the settled board) and resume from the journal."""
-        self.now = now_ms
-        self.sensors.scan_into(self.raw)
-        self.debouncer.reset(self.raw, now_ms)
-        saved = None
-        if self.journal is not None:
-            try:
-                saved = self.journal.load()
-            except OSError as exc:
-                self.controller.journal_ok = False
-                if self.log:
-                    self.log("journal unreadable: %s" % (exc,))
-        if saved is not None and saved.settings is not None:
-            from firmware.controller.settings import Settings, SettingsError
+        """First scan (taken as the settled board) and resume from the journal: the start-up
+        code lives in features/boot.py, loaded for it and released after."""
+        from firmware import features
 
-            try:
-                s = Settings.from_bytes(saved.settings)
-                s.check(self.computer.level_count())
-                self.settings.assign(s)
-            except SettingsError:
-                pass
-        self.ui.sound = self.settings.sound
-        if saved is not None and not saved.found:
-            saved = None
-        self.controller.boot(saved, now_ms, self.start_fen)
-        self.ui.refresh(self.controller, now_ms)
+        features.load("boot").boot_app(self, now_ms)
+        features.drop("boot")
 
     # ---- the main loop ---------------------------------------------------------------------
     def service(self, now_ms):
@@ -216,11 +196,12 @@ class App:
         if work != _WORK_NONE:
             self._engine(work)
 
-    def run(self):
-        """Boot and loop forever (the device's main). A MemoryError in the loop does not lose
-        the game (the journal holds every move): see out_of_memory."""
+    def run(self, booted=False):
+        """Boot (unless main() did) and loop forever (the device's main). A MemoryError in the
+        loop does not lose the game (the journal holds every move): see out_of_memory."""
         ticks = self.ticks_ms
-        self.boot(ticks())
+        if not booted:
+            self.boot(ticks())
         while True:
             try:
                 while True:
@@ -321,19 +302,6 @@ class App:
         return c.stop != _STOP_NONE
 
 
-class Fed:
-    """The console-fed board (console "feed"): an occupancy the console changes, read like
-    the reed switches (scan_into), so the debouncer and the board sync see its changes."""
-
-    def __init__(self, occ):
-        self.occ = bytearray(occ)
-
-    def scan_into(self, bitmap):
-        occ = self.occ
-        for i in range(8):
-            bitmap[i] = occ[i]
-
-
 class StdinReader:
     """Non-blocking line reader on sys.stdin (USB serial on a board). readline() returns a
     complete line without its newline, or None."""
@@ -371,82 +339,17 @@ def make_searcher(config, clock_ms=None, seed=0, tt_entries=None, stack_bytes=0)
                     stack_bytes=stack_bytes)
 
 
-# sys.platform of the MicroPython port each board's "mcu" runs
-_PORTS = {"RP2040": "rp2", "RP2350": "rp2", "ESP32": "esp32", "ESP32-S3": "esp32", "ESP32S3": "esp32"}
-
-
-def _board_stack_bytes(config):
-    """The config's `stack_bytes` when this is the board's own MicroPython port (not the unix
-    port of an emulated device, whose stack is another size), else 0."""
-    import sys
-
-    port = _PORTS.get(str(config.get("mcu", "")).upper())
-    return (config.get("stack_bytes") or 0) if port and sys.platform == port else 0
-
-
-def show_faults(hw, ticks_ms=_ticks_ms, write=print, ms=1500):
-    """Say once which devices did not answer (`hw.faults`, strings; none: nothing) on serial,
-    on the display and as the error pattern on the LEDs (the four corners blinking fast) for
-    `ms`; the unit plays on without them. Returns the faults."""
-    faults = getattr(hw, "faults", None) or ()
-    if not faults:
-        return faults
-    write("faults: " + ", ".join(faults))
-    try:
-        if hw.display is not None:
-            hw.display.show_text(("Hardware fault", faults[0][:21], "playing on", "", ""))
-        from firmware.io.leds import BLINK_FAST, ERROR
-
-        leds = hw.leds
-        leds.show({0: BLINK_FAST | ERROR, 7: BLINK_FAST | ERROR, 56: BLINK_FAST | ERROR, 63: BLINK_FAST | ERROR})
-        start = ticks_ms()
-        now = start
-        while ticks_diff(now, start) < ms:
-            leds.update(now)
-            now = ticks_ms()
-        leds.show({})
-    except (OSError, AttributeError) as exc:
-        write("fault display: %s" % (exc,))
-    return faults
-
-
 def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
-    """Build the chess computer for `board_module` (e.g. boards.pico) and run it forever.
-
-    The engine's tables (Searcher) are allocated first, right after the engine is imported,
-    so they get contiguous room; then the drivers, the book, the journal and the controller.
-    `sensor_log_path` (or the board config's "sensor_log" entry) turns on the sensor log: every
-    debounced sensor event and button press is appended to that file, to be replayed with
-    `python -m host_sim --replay FILE`."""
+    """Build the chess computer for `board_module` (e.g. boards.pico), boot it and run it
+    forever. The building and booting live in features/boot.py (see build there), released
+    before the main loop starts."""
     import gc
+    from firmware import features
 
-    if hasattr(gc, "threshold"):
-        gc.threshold(GC_THRESHOLD_BYTES)
-    cfg = board_module.CONFIG
+    boot = features.load("boot")
+    app = boot.build(board_module, journal_path, book_path, sensor_log_path)
+    boot.boot_app(app, app.ticks_ms())
+    boot = None
+    features.drop("boot")
     gc.collect()
-    searcher = make_searcher(cfg, stack_bytes=_board_stack_bytes(cfg))
-    hw = board_module.make_hardware()
-    cfg = hw.config
-    from firmware.controller.journal import Journal
-    from firmware.engine.book import default_book_path, open_book_or_none
-
-    book = open_book_or_none(book_path or default_book_path(), print)
-    journal = Journal(journal_path)
-    try:
-        console = StdinReader()
-    except (ImportError, OSError, AttributeError):
-        console = None
-    sensor_log = None
-    log_path = sensor_log_path or cfg.get("sensor_log")
-    if log_path:
-        from firmware.features.sensor_log import open_sensor_log
-
-        try:
-            sensor_log = open_sensor_log(log_path, cfg.get("name", "board"), _ticks_ms())
-        except (OSError, ValueError) as exc:
-            print("sensor log off: %s" % (exc,))
-    app = App(hw, searcher, book=book, journal=journal, console=console, log=print, sensor_log=sensor_log,
-              collect=gc.collect)
-    show_faults(hw)
-    gc.collect()
-    app.run()
+    app.run(booted=True)

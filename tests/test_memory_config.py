@@ -187,11 +187,12 @@ def test_the_stack_size_applies_only_on_the_boards_own_port(monkeypatch):
     from boards.esp32 import CONFIG as ESP32
     from boards.pico import CONFIG as PICO
     from firmware import app
+    from firmware.features import boot
 
-    assert app._board_stack_bytes(PICO) == 0  # CPython on a PC: not the rp2 port
+    assert boot._board_stack_bytes(PICO) == 0  # CPython on a PC: not the rp2 port
     monkeypatch.setattr(sys, "platform", "rp2")
-    assert app._board_stack_bytes(PICO) == PICO["stack_bytes"] == 8192
-    assert app._board_stack_bytes(ESP32) == 0
+    assert boot._board_stack_bytes(PICO) == PICO["stack_bytes"] == 8192
+    assert boot._board_stack_bytes(ESP32) == 0
     monkeypatch.setattr(sys, "platform", "esp32")
-    assert app._board_stack_bytes(ESP32) == 16384
+    assert boot._board_stack_bytes(ESP32) == 16384
     assert app.make_searcher(ESP32, stack_bytes=16384).stack_limit > 0

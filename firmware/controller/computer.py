@@ -29,12 +29,13 @@ _PRIOR_MAX = 100  # halfmove clock at which every line is a draw: no older posit
 class Computer:
     def __init__(self, searcher, book=None, seed=0):
         self.searcher = searcher
-        self.book = book
+        self.book = book  # an open engine.book.Book, a book file's path (opened per lookup), or None
         self.seed = seed
+        self._book_rng = 0  # the on-demand book's generator state between lookups (0: not yet seeded)
         self.position = Position(None, SEARCH_PLIES)
         self.levels = _levels.LEVELS
         self._level = -1
-        if book is not None:
+        if book is not None and not isinstance(book, str):
             book.seed(seed)
 
     def level_names(self):
@@ -64,11 +65,50 @@ class Computer:
         plies = self.levels[index].book_plies
         if not plies:
             return 0
+        if isinstance(self.book, str):
+            return self._book_on_demand(position, plies)
         try:
             return self.book.choose(position, max_ply=plies)
         except OSError:
             self.book = None  # the file went away: play on without it
             return 0
+
+    def _book_on_demand(self, position, plies):
+        """book_move with a path: import firmware.engine.book, open the file (checked at boot,
+        so no checksum pass here), choose with the generator state kept from the last lookup,
+        close, and release the module again (it costs ~8 KB of heap while loaded). The same
+        moves as an open Book seeded once."""
+        if (position.fullmove - 1) * 2 + (1 if position.stm else 0) >= plies:
+            return 0  # past the level's book depth: no need to touch the file
+        import sys
+
+        name = "firmware.engine.book"
+        resident = name in sys.modules
+        from firmware.engine import book as bookmod
+
+        move = 0
+        try:
+            book = bookmod.open_book(self.book, verify=False)
+        except bookmod.BookError:
+            self.book = None  # the file went away or broke: play on without it
+        else:
+            if self._book_rng:
+                book._rng_state = self._book_rng
+            else:
+                book.seed(self.seed)
+            try:
+                move = book.choose(position, max_ply=plies)
+            except OSError:
+                self.book = None
+            self._book_rng = book._rng_state
+            book.close()
+        if not resident:
+            del sys.modules[name]
+            try:
+                delattr(sys.modules["firmware.engine"], "book")
+            except (AttributeError, KeyError):
+                pass
+        return move
 
     def prepare(self, game_position, ponder_move=0):
         """Copy `game_position` (with its repetition history) into the search position and

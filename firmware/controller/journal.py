@@ -33,7 +33,6 @@ power at every write. Journal errors (full flash, missing directory) raise OSErr
 caller, which carries on without persistence rather than stopping the game.
 """
 from firmware.compat import const
-from firmware.engine.book import encode_move as _move16
 from firmware.engine.constants import from_sq64
 from firmware.engine.fen import START_FEN
 from firmware.engine.position import Position
@@ -81,8 +80,11 @@ def encode_record(rtype, payload=b""):
 
 def encode_move(move):
     """Engine move -> 2 bytes, big-endian: the opening book's 16-bit move (from_sq64 |
-    to_sq64 << 6 | promotion << 12)."""
-    v = _move16(move)
+    to_sq64 << 6 | promotion << 12, as engine.book.encode_move: not imported, so the book
+    module stays off the heap)."""
+    fr = move & 127
+    to = (move >> 7) & 127
+    v = ((fr >> 4) << 3 | (fr & 7)) | ((to >> 4) << 3 | (to & 7)) << 6 | ((move >> 14) & 7) << 12
     return bytes((v >> 8, v & 0xFF))
 
 

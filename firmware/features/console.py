@@ -184,7 +184,6 @@ def _feed(app, args, now_ms):
         occ = bytearray(8)
         for r in range(8):
             occ[r] = int(text[14 - 2 * r:16 - 2 * r], 16)
-    from firmware.app import Fed
 
     app.fed = Fed(occ)
     app.write("ok")
@@ -292,3 +291,16 @@ _COMMANDS = {
     "new": _new, "level": _level, "stats": _stats, "clock": _clock, "feed": _feed, "lift": _lift,
     "place": _place, "press": _press, "computer": _computer, "lit": _lit, "mem": _mem, "nodes": _nodes,
 }
+
+
+class Fed:
+    """The console-fed board (console "feed"): an occupancy the console changes, read like
+    the reed switches (scan_into), so the debouncer and the board sync see its changes."""
+
+    def __init__(self, occ):
+        self.occ = bytearray(occ)
+
+    def scan_into(self, bitmap):
+        occ = self.occ
+        for i in range(8):
+            bitmap[i] = occ[i]

@@ -1,0 +1,125 @@
+"""Start-up, used once and released (app.main loads it, App.boot too): build the chess
+computer for a board (build), show the hardware faults, first scan and resume from the
+journal (boot_app). Nothing here stays on the heap while the game runs.
+"""
+from firmware.compat import ticks_diff
+from firmware.compat import ticks_ms as _ticks_ms
+from firmware.app import GC_THRESHOLD_BYTES, App, StdinReader, make_searcher
+
+
+def boot_app(self, now_ms):
+    """App.boot: first scan (taken as the settled board) and resume from the journal."""
+    self.now = now_ms
+    self.sensors.scan_into(self.raw)
+    self.debouncer.reset(self.raw, now_ms)
+    saved = None
+    if self.journal is not None:
+        try:
+            saved = self.journal.load()
+        except OSError as exc:
+            self.controller.journal_ok = False
+            if self.log:
+                self.log("journal unreadable: %s" % (exc,))
+    if saved is not None and saved.settings is not None:
+        from firmware.controller.settings import Settings, SettingsError
+
+        try:
+            s = Settings.from_bytes(saved.settings)
+            s.check(self.computer.level_count())
+            self.settings.assign(s)
+        except SettingsError:
+            pass
+    self.ui.sound = self.settings.sound
+    if saved is not None and not saved.found:
+        saved = None
+    self.controller.boot(saved, now_ms, self.start_fen)
+    self.ui.refresh(self.controller, now_ms)
+
+
+# sys.platform of the MicroPython port each board's "mcu" runs
+_PORTS = {"RP2040": "rp2", "RP2350": "rp2", "ESP32": "esp32", "ESP32-S3": "esp32", "ESP32S3": "esp32"}
+
+
+def _board_stack_bytes(config):
+    """The config's `stack_bytes` when this is the board's own MicroPython port (not the unix
+    port of an emulated device, whose stack is another size), else 0."""
+    import sys
+
+    port = _PORTS.get(str(config.get("mcu", "")).upper())
+    return (config.get("stack_bytes") or 0) if port and sys.platform == port else 0
+
+
+def show_faults(hw, ticks_ms=_ticks_ms, write=print, ms=1500):
+    """Say once which devices did not answer (`hw.faults`, strings; none: nothing) on serial,
+    on the display and as the error pattern on the LEDs (the four corners blinking fast) for
+    `ms`; the unit plays on without them. Returns the faults."""
+    faults = getattr(hw, "faults", None) or ()
+    if not faults:
+        return faults
+    write("faults: " + ", ".join(faults))
+    try:
+        if hw.display is not None:
+            hw.display.show_text(("Hardware fault", faults[0][:21], "playing on", "", ""))
+        from firmware.io.leds import BLINK_FAST, ERROR
+
+        leds = hw.leds
+        leds.show({0: BLINK_FAST | ERROR, 7: BLINK_FAST | ERROR, 56: BLINK_FAST | ERROR, 63: BLINK_FAST | ERROR})
+        start = ticks_ms()
+        now = start
+        while ticks_diff(now, start) < ms:
+            leds.update(now)
+            now = ticks_ms()
+        leds.show({})
+    except (OSError, AttributeError) as exc:
+        write("fault display: %s" % (exc,))
+    return faults
+
+
+def build(board_module, journal_path="/", book_path=None, sensor_log_path=None):
+    """Build the chess computer for `board_module` (e.g. boards.pico) and run it forever.
+
+    The engine's tables (Searcher) are allocated first, right after the engine is imported,
+    so they get contiguous room; then the drivers, the book, the journal and the controller.
+    `sensor_log_path` (or the board config's "sensor_log" entry) turns on the sensor log: every
+    debounced sensor event and button press is appended to that file, to be replayed with
+    `python -m host_sim --replay FILE`."""
+    import gc
+
+    if hasattr(gc, "threshold"):
+        gc.threshold(GC_THRESHOLD_BYTES)
+    cfg = board_module.CONFIG
+    gc.collect()
+    searcher = make_searcher(cfg, stack_bytes=_board_stack_bytes(cfg))
+    hw = board_module.make_hardware()
+    cfg = hw.config
+    from firmware.controller.journal import Journal
+    from firmware.engine.book import default_book_path, open_book_or_none
+
+    book_path = book_path or default_book_path()
+    book = open_book_or_none(book_path, print)  # checked once here; looked up on demand after
+    if book is not None:
+        book.close()
+        book = book_path
+    import sys
+
+    del sys.modules["firmware.engine.book"]  # the Computer imports it per lookup, then drops it
+    del sys.modules["firmware.engine"].book
+    journal = Journal(journal_path)
+    try:
+        console = StdinReader()
+    except (ImportError, OSError, AttributeError):
+        console = None
+    sensor_log = None
+    log_path = sensor_log_path or cfg.get("sensor_log")
+    if log_path:
+        from firmware.features.sensor_log import open_sensor_log
+
+        try:
+            sensor_log = open_sensor_log(log_path, cfg.get("name", "board"), _ticks_ms())
+        except (OSError, ValueError) as exc:
+            print("sensor log off: %s" % (exc,))
+    app = App(hw, searcher, book=book, journal=journal, console=console, log=print, sensor_log=sensor_log,
+              collect=gc.collect)
+    show_faults(hw)
+    gc.collect()
+    return app
