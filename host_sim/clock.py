@@ -8,14 +8,18 @@ than has been granted, its thread blocks; `grant(ms)` (the test thread, through
 `Simulator.run`) hands out time and returns once the firmware has used it up and is waiting
 again. Exactly one thread runs at any moment, so a simulation is deterministic.
 
-Device speeds (DEVICE_NODES_PER_S) are estimates: the MicroPython unix port on the
-development PC searches ~10,000 nodes/s (bench/search_speed.py), a PC is 50-75x faster than
-an ESP32 and an RP2040 runs at 0.75-0.9x an ESP32 (../shared/reference). A board config may
-override them with `device_nodes_per_s` and `device_pass_us`.
+Device speeds (DEVICE_NODES_PER_S): the RP2040's is measured, the others derived from it. On
+the emulated stock Pico (rp2040js running MicroPython 1.29's RPI_PICO image at 125 MHz,
+bench/pico_speed.py, docs/benchmarks.md "Fit on the stock Pico: engine") the .mpy build that
+`make flash` copies (attack test and move generators in machine code, the rest bytecode)
+searches 173 nodes/s; the emulator counts every flash fetch as one cycle, so a real chip is
+somewhat slower. The RP2350 (150 MHz Cortex-M33) and the ESP32s (240 MHz Xtensa) are
+estimates relative to that figure (../shared/reference). A board config may override them
+with `device_nodes_per_s` and `device_pass_us`.
 """
 import threading
 
-DEVICE_NODES_PER_S = {"RP2040": 130, "RP2350": 200, "ESP32": 160, "ESP32-S3": 180}
+DEVICE_NODES_PER_S = {"RP2040": 173, "RP2350": 260, "ESP32": 210, "ESP32-S3": 230}
 DEFAULT_NODES_PER_S = 20000  # Linux boards (Raspberry Pi with Blinka, CPython)
 # One service pass (scan + debounce + board sync + buttons + LEDs) on the device, in us:
 # bench/scan_speed.py measures the scan + debounce part at 1.1-1.9 ms on an RP2040.
@@ -38,7 +42,7 @@ def device_speed(config):
 class SimClock:
     """See the module docstring. `work()` returns the firmware's running node count."""
 
-    def __init__(self, nodes_per_s=130, pass_us=2000, work=None):
+    def __init__(self, nodes_per_s=173, pass_us=2000, work=None):
         self.now_us = 0
         self.limit_us = 0
         self.us_per_node = 1000000 // nodes_per_s
