@@ -103,13 +103,13 @@ def main(argv=None):
         args.elo + diff, args.elo + lo, args.elo + hi, time.time() - t0))
 
 
-def play_match(ours, theirs, limit, games):
-    """`games` games from OPENINGS, each opening with both colours; print each game; quit
-    both engines at the end. Returns our score of every game (1, 0.5 or 0)."""
+def play_match(ours, theirs, limit, games, openings=OPENINGS):
+    """`games` games from `openings` (FENs), each opening with both colours; print each game;
+    quit both engines at the end. Returns our score of every game (1, 0.5 or 0)."""
     results = []
     try:
         for i in range(games):
-            fen = OPENINGS[(i // 2) % len(OPENINGS)]
+            fen = openings[(i // 2) % len(openings)]
             ours_white = i % 2 == 0
             score, board, how = play_game(ours, theirs, fen, ours_white, limit)
             results.append(score)

@@ -13,6 +13,10 @@ dearer is not rewarded or punished for it here (bench/search_speed.py measures t
 start from the openings of match_stockfish.py, each played with both colours, own books off.
 Prints every game, the score of the working tree and an Elo difference with a 95 % interval
 (match_stockfish.play_match and summarize).
+
+Node-limited games are deterministic, so an opening played twice gives the same game twice:
+for more than 2 x 15 games, `--book-plies N` starts from the positions N plies into the lines
+of the opening book's sources (tools/book_data/*.tsv), each distinct position with both colours.
 """
 import argparse
 import os
@@ -35,6 +39,28 @@ def export_revision(revision, folder):
     subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
 
 
+def book_openings(plies):
+    """Distinct FENs `plies` plies into the lines of tools/book_data/*.tsv (their order kept)."""
+    import io
+
+    import chess.pgn
+
+    fens = []
+    for name in ("lines.tsv", "engine_lines.tsv"):
+        with open(os.path.join(ROOT, "tools", "book_data", name)) as f:
+            for line in f:
+                cols = line.rstrip("\n").split("\t")
+                if line.startswith("#") or len(cols) < 3 or cols[0] == "weight":
+                    continue
+                game = chess.pgn.read_game(io.StringIO(cols[-1]))
+                board = game.board()
+                for move in list(game.mainline_moves())[:plies]:
+                    board.push(move)
+                if board.ply() == plies and board.fen() not in fens:
+                    fens.append(board.fen())
+    return fens
+
+
 def open_engine(folder):
     engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "firmware.uci"], cwd=folder)
     engine.configure({"OwnBook": False, "Hash": 4})
@@ -46,13 +72,17 @@ def main(argv=None):
     parser.add_argument("--base", default="HEAD", help="git revision to play against")
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--games", type=int, default=2 * len(OPENINGS))
+    parser.add_argument("--book-plies", type=int, default=0,
+                        help="start from the book lines' positions this many plies in (distinct games)")
     args = parser.parse_args(argv)
+    openings = book_openings(args.book_plies) if args.book_plies else OPENINGS
     with tempfile.TemporaryDirectory() as base_dir:
         export_revision(args.base, base_dir)
         ours, theirs = open_engine(ROOT), open_engine(base_dir)
         limit = chess.engine.Limit(nodes=args.nodes)
-        print("working tree vs %s, %d nodes per move, %d games" % (args.base, args.nodes, args.games))
-        summarize(play_match(ours, theirs, limit, args.games))
+        print("working tree vs %s, %d nodes per move, %d games from %d openings" % (
+            args.base, args.nodes, args.games, len(openings)))
+        summarize(play_match(ours, theirs, limit, args.games, openings))
 
 
 if __name__ == "__main__":
