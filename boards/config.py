@@ -243,7 +243,7 @@ def build_hardware(config, factory):
                         [factory.pin(p, "out", value=1 - a) for p in led["files"]],
                         active=a, alternate_ms=led.get("alternate_ms", 500))
     else:
-        from firmware.io.leds_neopixel import NeoPixelLeds
+        from firmware.io.leds import NeoPixelLeds
 
         st = config.get("status")
         chain = factory.neopixel(led["pin"], 65 if st is not None and st["kind"] == "pixel" else 64)
@@ -270,7 +270,7 @@ def build_hardware(config, factory):
     status = None
     st = config.get("status")
     if st is not None:
-        from firmware.io.status import PinStatusLight, PixelStatusLight
+        from firmware.io.leds import PinStatusLight, PixelStatusLight
 
         if st["kind"] == "pixel":
             status = PixelStatusLight(chain, 64, brightness=led.get("brightness", 64))

@@ -58,7 +58,7 @@ def test_pixel_light_colours():
     light = S.PixelStatusLight(chain, 64, brightness=255)
     light.set(S.BLUE, ON)
     light.update(0)
-    assert chain.px[64] == S.RGB[S.BLUE] and chain.px[:64] == [(0, 0, 0)] * 64
+    assert chain.px[64] == (0, 60, 255) and chain.px[:64] == [(0, 0, 0)] * 64
     light.set(S.BLUE, BLINK_SLOW)
     light.update(100)
     assert chain.writes == 1  # same colour, still lit: nothing written

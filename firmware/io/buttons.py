@@ -62,13 +62,6 @@ class Buttons:
         self.event_ms = 0
         self.overruns = 0
 
-    def index(self, name):
-        """Index of `name` in `names`; ButtonConfigError if this board has no such button."""
-        for i in range(len(self.names)):
-            if self.names[i] == name:
-                return i
-        raise ButtonConfigError("no button named %r (have: %s)" % (name, ", ".join(self.names)))
-
     def is_pressed(self, index):
         """Debounced state of a button."""
         return self._stable[index] == 1

@@ -22,15 +22,6 @@ PATTERNS = {"click": CLICK, "confirm": CONFIRM, "error": ERROR, "alert": ALERT, 
 BuzzerError = IoError  # A malformed pattern or volume.
 
 
-def check_pattern(pattern):
-    if not isinstance(pattern, tuple) or not pattern or len(pattern) % 2:
-        raise BuzzerError("a beep pattern is a tuple of (frequency_hz, duration_ms) pairs, got %r" % (pattern,))
-    for i in range(0, len(pattern), 2):
-        f, d = pattern[i], pattern[i + 1]
-        if not (isinstance(f, int) and (f == 0 or 20 <= f <= 20000) and isinstance(d, int) and 0 < d <= 10000):
-            raise BuzzerError("bad beep step %r: frequency 0 or 20..20000 Hz, duration 1..10000 ms" % ((f, d),))
-
-
 class Buzzer:
     def __init__(self, pwm, volume_u16=32768):
         if pwm is None:
@@ -51,7 +42,12 @@ class Buzzer:
 
     def play(self, pattern):
         """Queue `pattern` (replacing any playing one); it starts at the next update()."""
-        check_pattern(pattern)
+        if not isinstance(pattern, tuple) or not pattern or len(pattern) % 2:
+            raise BuzzerError("a beep pattern is a tuple of (frequency_hz, duration_ms) pairs, got %r" % (pattern,))
+        for i in range(0, len(pattern), 2):
+            f, d = pattern[i], pattern[i + 1]
+            if not (isinstance(f, int) and (f == 0 or 20 <= f <= 20000) and isinstance(d, int) and 0 < d <= 10000):
+                raise BuzzerError("bad beep step %r: frequency 0 or 20..20000 Hz, duration 1..10000 ms" % ((f, d),))
         self._pattern = pattern
         self._step = -1
 

@@ -22,8 +22,8 @@ dropped and `overruns` counts it (the controller can resync from `stable`).
 
 Faults: every raw flip of a cell is counted in a window of `chatter_window_ms`; a cell that
 flips `chatter_flips` times within one window is flagged in `chattering` (bytearray(8),
-sticky until `clear_faults()`) and `faults_seen` is incremented. `stuck_report(expected)`
-compares the debounced board with what should be there (start-up check).
+sticky until cleared) and `faults_seen` is incremented. firmware.io.diagnostics reads them
+(chatter_report, stuck_report, clear_faults: rare paths, kept out of this resident module).
 """
 from array import array
 
@@ -33,9 +33,6 @@ from firmware.io import IoError
 LIFT = const(0)
 PLACE = const(1)
 EMPTY = const(-1)
-
-STUCK_CLOSED = const(1)  # a switch reads closed where the square should be empty
-STUCK_OPEN = const(2)  # a switch reads open where a piece should stand
 
 
 def event_cell(ev):
@@ -53,14 +50,11 @@ DebounceConfigError = IoError  # A debouncer option is out of range.
 
 class OccupancyDebouncer:
     def __init__(self, debounce_ms, capacity=64, chatter_flips=12, chatter_window_ms=2000):
-        if debounce_ms < 0 or debounce_ms > 60000:
-            raise DebounceConfigError("debounce_ms must be 0..60000, got %r" % (debounce_ms,))
-        if capacity < 1 or capacity > 4096:
-            raise DebounceConfigError("capacity must be 1..4096 events, got %r" % (capacity,))
-        if chatter_flips < 2 or chatter_flips > 254:
-            raise DebounceConfigError("chatter_flips must be 2..254, got %r" % (chatter_flips,))
-        if chatter_window_ms < 1:
-            raise DebounceConfigError("chatter_window_ms must be >= 1, got %r" % (chatter_window_ms,))
+        if not (0 <= debounce_ms <= 60000 and 1 <= capacity <= 4096 and 2 <= chatter_flips <= 254
+                and chatter_window_ms >= 1):
+            raise DebounceConfigError("need debounce_ms 0..60000, capacity 1..4096, chatter_flips 2..254,"
+                                      " chatter_window_ms >= 1; got %r, %r, %r, %r"
+                                      % (debounce_ms, capacity, chatter_flips, chatter_window_ms))
         self.debounce_ms = debounce_ms
         self.chatter_flips = chatter_flips
         self.chatter_window_ms = chatter_window_ms
@@ -70,12 +64,12 @@ class OccupancyDebouncer:
         self.overruns = 0
         self.event_ms = 0
         self._last_raw = bytearray(8)
-        self._changed_ms = array("i", [0] * 64)
+        self._changed_ms = array("i", bytes(256))
         self._flips = bytearray(64)
         self._window_start_ms = 0
         self._capacity = capacity
-        self._events = array("H", [0] * capacity)
-        self._event_times = array("i", [0] * capacity)
+        self._events = array("H", bytes(2 * capacity))
+        self._event_times = array("i", bytes(4 * capacity))
         self._head = 0
         self.count = 0  # events waiting in the queue
 
@@ -109,15 +103,18 @@ class OccupancyDebouncer:
             if diff:
                 last[r] = rb
                 cell = r << 3
+                bit = 1
                 while diff:
                     if diff & 1:
                         changed[cell] = now_ms
                         n = flips[cell] + 1
                         if n < 255:
                             flips[cell] = n
-                        if n == self.chatter_flips:
-                            self._flag_chatter(cell)
+                        if n == self.chatter_flips and not self.chattering[r] & bit:
+                            self.chattering[r] |= bit
+                            self.faults_seen += 1
                     diff >>= 1
+                    bit <<= 1
                     cell += 1
             pending = rb ^ stable[r]
             if pending:
@@ -126,28 +123,20 @@ class OccupancyDebouncer:
                 while pending:
                     if pending & 1 and ticks_diff(now_ms, changed[cell]) >= self.debounce_ms:
                         stable[r] ^= bit
-                        self._push(cell | ((PLACE if rb & bit else LIFT) << 6), changed[cell])
+                        cap = self._capacity
+                        if self.count == cap:  # full: drop the oldest
+                            self._head = (self._head + 1) % cap
+                            self.count -= 1
+                            self.overruns += 1
+                        tail = (self._head + self.count) % cap
+                        self._events[tail] = cell | ((PLACE if rb & bit else LIFT) << 6)
+                        self._event_times[tail] = changed[cell]
+                        self.count += 1
                         added += 1
                     pending >>= 1
                     bit <<= 1
                     cell += 1
         return added
-
-    def _flag_chatter(self, cell):
-        mask = 1 << (cell & 7)
-        if not self.chattering[cell >> 3] & mask:
-            self.chattering[cell >> 3] |= mask
-            self.faults_seen += 1
-
-    def _push(self, ev, time_ms):
-        if self.count == self._capacity:  # full: drop the oldest
-            self._head = (self._head + 1) % self._capacity
-            self.count -= 1
-            self.overruns += 1
-        tail = (self._head + self.count) % self._capacity
-        self._events[tail] = ev
-        self._event_times[tail] = time_ms
-        self.count += 1
 
     def pop(self):
         """Next event as `cell | kind << 6`, or EMPTY (-1); sets `event_ms` to its time."""
@@ -158,28 +147,3 @@ class OccupancyDebouncer:
         self._head = (head + 1) % self._capacity
         self.count -= 1
         return self._events[head]
-
-    def chatter_report(self):
-        """Cells flagged as chattering since the last clear_faults(), ascending (allocates)."""
-        return [c for c in range(64) if self.chattering[c >> 3] & (1 << (c & 7))]
-
-    def clear_faults(self):
-        for r in range(8):
-            self.chattering[r] = 0
-        for i in range(64):
-            self._flips[i] = 0
-
-    def stuck_report(self, expected_bitmap):
-        """Compare the debounced board with `expected_bitmap` (bytearray(8), e.g. an empty
-        board during the start-up check, or the start position): return a list of
-        (cell, STUCK_CLOSED | STUCK_OPEN), ascending by cell (allocates; not for hot paths)."""
-        out = []
-        for c in range(64):
-            mask = 1 << (c & 7)
-            have = self.stable[c >> 3] & mask
-            want = expected_bitmap[c >> 3] & mask
-            if have and not want:
-                out.append((c, STUCK_CLOSED))
-            elif want and not have:
-                out.append((c, STUCK_OPEN))
-        return out

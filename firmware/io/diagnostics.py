@@ -16,7 +16,7 @@ Modes, in turn (a LONG press of any button moves to the next one, `next_mode()` 
 from firmware.compat import ticks_diff
 from firmware.io.buttons import LONG, SHORT
 from firmware.io.buzzer import CLICK, CONFIRM
-from firmware.io.debounce import STUCK_CLOSED, OccupancyDebouncer
+from firmware.io.debounce import OccupancyDebouncer
 from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, ON
 
 WALK = 0
@@ -24,6 +24,39 @@ SENSORS = 1
 FAULTS = 2
 BUTTONS = 3
 MODE_NAMES = ("LED walk", "Sensor map", "Faults", "Button test")
+
+STUCK_CLOSED = 1  # a switch reads closed where the square should be empty
+STUCK_OPEN = 2  # a switch reads open where a piece should stand
+
+
+def chatter_report(deb):
+    """Cells an OccupancyDebouncer flagged as chattering since the last clear_faults(deb),
+    ascending (allocates)."""
+    return [c for c in range(64) if deb.chattering[c >> 3] & (1 << (c & 7))]
+
+
+def clear_faults(deb):
+    """Forget a debouncer's chatter flags and flip counts."""
+    for r in range(8):
+        deb.chattering[r] = 0
+    for i in range(64):
+        deb._flips[i] = 0
+
+
+def stuck_report(deb, expected_bitmap):
+    """Compare a debouncer's settled board with `expected_bitmap` (bytearray(8), e.g. an
+    empty board during the start-up check, or the start position): a list of
+    (cell, STUCK_CLOSED | STUCK_OPEN), ascending by cell (allocates)."""
+    out = []
+    for c in range(64):
+        mask = 1 << (c & 7)
+        have = deb.stable[c >> 3] & mask
+        want = expected_bitmap[c >> 3] & mask
+        if have and not want:
+            out.append((c, STUCK_CLOSED))
+        elif want and not have:
+            out.append((c, STUCK_OPEN))
+    return out
 
 
 class Diagnostics:
@@ -115,8 +148,8 @@ class Diagnostics:
 
     def _faults(self):
         leds = self.hw.leds
-        chatter = self.debouncer.chatter_report()
-        stuck = self.debouncer.stuck_report(self.expected)
+        chatter = chatter_report(self.debouncer)
+        stuck = stuck_report(self.debouncer, self.expected)
         for c in range(64):
             leds.set(c, 0)
         for c, _kind in stuck:
@@ -135,8 +168,8 @@ class Diagnostics:
     def report(self):
         """Fault findings as text lines (allocates; for a console)."""
         lines = []
-        for c, kind in self.debouncer.stuck_report(self.expected):
+        for c, kind in stuck_report(self.debouncer, self.expected):
             lines.append("cell %d: switch %s" % (c, "closed (stuck?)" if kind == STUCK_CLOSED else "open (stuck?)"))
-        for c in self.debouncer.chatter_report():
+        for c in chatter_report(self.debouncer):
             lines.append("cell %d: chattering" % c)
         return lines
