@@ -248,58 +248,23 @@ class Controller:
 
     # ---- boot and new games ---------------------------------------------------------------
     def boot(self, saved, now_ms, start_fen=None):
-        """Resume `saved` (a journal.SavedGame, or None for a fresh start from `start_fen`)."""
-        started = False
-        if saved is not None and saved.found:
-            try:
-                self.game.new(saved.start_fen if saved.start_fen != START_FEN else None)
-                for m in saved.moves:
-                    self.game.push(m)
-                if saved.result != "*":
-                    self.game.finish(saved.result, saved.reason)
-                elif self.game.check_end():
-                    # its last move ended it (mate, a full game record, ...) but the power went
-                    # before the end was written: write it now, or the unit would play on
-                    self._journal("record_end", self.game.result, self.game.reason)
-                started = True
-                self.clock_restore = getattr(saved, "clock", None)
-                if 0 < self.settings.trainer <= len(SETS):
-                    self.trainer = load("trainer").Trainer()
-                    self.trainer.resume(self.settings.trainer - 1, self.settings.computer_side ^ 8, self.game.over)
-            except ValueError:
-                self.game.new()
-        if not started:
-            self.settings.trainer = 0
-            self.game.new(start_fen)
-            self._journal("start_game", self.settings.to_bytes(), start_fen)
-        # A resumed game waits for the board to be checked; a fresh one too if the pieces
-        # are not on their squares yet.
-        self.paused = False
-        self._want_touch()
-        self._enter_play(now_ms)
+        """Resume `saved` (a journal.SavedGame, or None for a fresh start from `start_fen`):
+        features/actions.py."""
+        return self._act("boot", saved, now_ms, start_fen)
+
+    def _act(self, name, *args):
+        """Run a rare action of features/actions.py (take back, verify, draw claim, two-player
+        toggle, new game, the menus' buttons, resuming at boot): loaded for it and released
+        after (~50 ms on the chip)."""
+        try:
+            return getattr(load("actions"), name)(self, *args)
+        finally:
+            drop("actions")
 
     def new_game(self, now_ms, start_fen=None, swap_sides=False):
-        """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN."""
-        self.game.new(start_fen)
-        self._abort_search()
-        if swap_sides and self.settings.computer_side != NOBODY:
-            self.settings.computer_side ^= 8
-        self._journal("start_game", self.settings.to_bytes(), start_fen)
-        self.paused = False
-        self.ponder_move = 0
-        self.score_cp = None
-        self.mate_in = None
-        self.bad_searches = 0
-        self.resign_declined = False
-        self.menu = _ui.MENU_NONE
-        self.clock_key = -1  # restart the clocks
-        self.counted = -1
-        self.pv_text = ""
-        for i in range(8):
-            self.reappear[i] = 0
-        self._clear_overlays()
-        self.ui.beep("confirm")
-        self._enter_play(now_ms)
+        """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN.
+        features/actions.py."""
+        return self._act("new_game", now_ms, start_fen, swap_sides)
 
     # ---- board events -------------------------------------------------------------------
     def on_event(self, cell, kind):
@@ -493,48 +458,8 @@ class Controller:
 
     # ---- take back --------------------------------------------------------------------------
     def _takeback(self, now_ms, physical=False):
-        """Take back one move: by button (the LEDs then guide the pieces back) or because
-        the sync saw the board reversed (`physical`: the board already shows it)."""
-        self._abort_search()
-        self._clear_overlays()
-        self.ponder_move = 0
-        self.mate_in = None
-        self.menu = _ui.MENU_NONE
-        phase = self.phase
-        if phase in (SHOWING, OFFER):
-            self.shown_move = 0  # the computer's move was never made: forget it
-            self.sync.expect_move(0)
-            if not physical:
-                self.paused = True
-                self._enter_play(now_ms)
-                return
-        if phase == PROMOTE:
-            self.promo_move = 0
-        pos = self.game.position
-        if not pos.ply:
-            self.ui.beep("error")
-            self._enter_play(now_ms, check_board=not physical)
-            return
-        move = self.game.last_move()
-        captured = pos.hist_captured[pos.ply - 1]
-        if self.game.over:
-            self._uncount()
-        if self.clock is not None:
-            self.clock.undo(pos.stm ^ 8)
-        self.game.pop()
-        if phase != PROMOTE:
-            self._journal("record_undo")
-        if not physical:
-            to = (move >> 7) & 127
-            if move >> 17 == 2:
-                to = to - 16 if to > (move & 127) else to + 16
-                captured = 1
-            if captured:
-                cell = to_sq64(to)
-                self.reappear[cell >> 3] |= 1 << (cell & 7)
-        self.paused = self.settings.computer_side != NOBODY
-        self.ui.beep("confirm")
-        self._enter_play(now_ms, check_board=not physical)
+        """Take back one move (features/actions.py)."""
+        return self._act("takeback", now_ms, physical)
 
     # ---- buttons ----------------------------------------------------------------------------
     def on_button(self, name, kind, now_ms):
@@ -601,44 +526,13 @@ class Controller:
                 self.clock.button(self, now_ms)
 
     def _menu_button(self, name, kind, now_ms):
-        """Handle a press while a menu is open; False lets the press act normally."""
-        s = self.settings
-        self.menu_deadline = ticks_add(now_ms, _MENU_MS)
-        self.dirty = True
-        count = len(self.level_names)
-        level_menu = self.menu == _ui.MENU_LEVEL
-        if not level_menu and name in ("level", "takeback", "hint"):
-            load("options").button(self, name, kind)
-        elif level_menu and name == "level" and kind != _LONG:
-            s.level = (s.level + 1) % count
-        elif level_menu and name == "takeback":
-            s.level = (s.level - 1) % count
-        elif name in ("ok", "move"):
-            self._close_menu(now_ms)
-        elif level_menu and name == "level":
-            self.menu = _ui.MENU_OPTIONS
-            self.menu_index = 0
-        else:
-            self._close_menu(now_ms)
-            return False
-        self.ui.beep("click")
-        return True
+        """Handle a press while a menu is open; False lets the press act normally.
+        features/actions.py."""
+        return self._act("menu_button", name, kind, now_ms)
 
     def _close_menu(self, now_ms):
-        if self.menu != _ui.MENU_NONE:
-            self.menu = _ui.MENU_NONE
-            self.dirty = True
-            self._journal("record_settings", self.settings.to_bytes())
-            # start or leave the trainer if its setting changed
-            t = self.trainer
-            want = self.settings.trainer
-            if want and (t is None or t.set_index != want - 1):
-                self._trainer_begin(now_ms)
-            elif not want and t is not None:
-                self.trainer = None
-                self.new_game(now_ms)
-            self._want_touch()
-            self.tidy()
+        """Close the open menu, save the settings, start or leave the trainer: features/actions.py."""
+        return self._act("close_menu", now_ms)
 
     def _promote_button(self, name, kind, now_ms):
         if name in ("level", "hint"):
@@ -656,12 +550,8 @@ class Controller:
         return False
 
     def _verify(self, now_ms):
-        self._abort_search()
-        self._clear_overlays()
-        if self.phase in (SHOWING, OFFER):
-            self.shown_move = 0
-            self.sync.expect_move(0)
-        self._enter_play(now_ms, verify=True)
+        """Check the board against the game (features/actions.py)."""
+        return self._act("verify", now_ms)
 
     def _hint(self, now_ms):
         if self.phase != PLAYER or self.game.over:
@@ -675,16 +565,8 @@ class Controller:
             self._say("Thinking...", now_ms)
 
     def _claim_draw(self, now_ms):
-        if self.phase not in (PLAYER, THINKING) or self._computer_to_move() and self.phase == THINKING:
-            self.ui.beep("error")
-            return
-        reason = self.game.claimable_draw()
-        if reason == rules.ONGOING:
-            self._say("No draw to claim", now_ms)
-            self.ui.beep("error")
-            return
-        self.game.finish(RESULT_DRAW, reason)
-        self._game_over(now_ms)
+        """Claim a draw by repetition or the 50-move rule (features/actions.py)."""
+        return self._act("claim_draw", now_ms)
 
     def _move_button(self, now_ms):
         phase = self.phase
@@ -702,20 +584,8 @@ class Controller:
             self.ui.beep("error")
 
     def _toggle_two_player(self, now_ms):
-        s = self.settings
-        if s.computer_side == NOBODY:
-            s.computer_side = self.saved_side
-            self._say("Computer: " + ("White" if s.computer_side == 0 else "Black"), now_ms)
-        else:
-            self.saved_side = s.computer_side
-            s.computer_side = NOBODY
-            self._say("Two players", now_ms)
-        self._journal("record_settings", s.to_bytes())
-        if self.phase in (PLAYER, THINKING):
-            self._abort_search()
-            self.paused = False
-            self.phase = THINKING if self._computer_to_move() else PLAYER
-        self.dirty = True
+        """Two players on the board / the computer plays again (features/actions.py)."""
+        return self._act("toggle_two_player", now_ms)
 
     # ---- time ---------------------------------------------------------------------------------
     def tick(self, now_ms):
