@@ -1,0 +1,234 @@
+"""The journal's rare side (controller/journal.py calls it through _rare, loaded for the call
+and released after): reading game.jnl at boot (load, with its repairs), archiving a finished
+game at a new game, and reading the archive (games, for statistics). Each function takes the
+Journal as `self` (the code was its methods).
+"""
+from firmware.controller.journal import (
+    _FORMAT,
+    ARCHIVE_FILE,
+    GAME_FILE,
+    RESULTS,
+    SavedGame,
+    T_CLOCK,
+    T_END,
+    T_GAME,
+    T_HEADER,
+    T_MOVE,
+    T_NEW,
+    T_SETTINGS,
+    T_UNDO,
+    crc16,
+    encode_move,
+    encode_record,
+)
+from firmware.compat import const
+from firmware.engine.constants import from_sq64
+from firmware.engine.fen import START_FEN
+from firmware.engine.position import Position
+from firmware.engine.rules import legal_moves
+
+_MAGIC = const(0xA5)
+
+
+def decode_move(position, hi, lo):
+    """The legal move of `position` that 2 stored bytes name, or 0."""
+    v = hi << 8 | lo
+    fr = from_sq64(v & 63)
+    to = from_sq64((v >> 6) & 63)
+    promo = (v >> 12) & 7
+    for m in legal_moves(position):
+        if m & 127 == fr and (m >> 7) & 127 == to and (m >> 14) & 7 == promo:
+            return m
+    return 0
+
+
+def read_records(f):
+    """Yield (type, payload) for each valid record of an open file, stopping at the first
+    torn or corrupt one. Sets nothing; the caller learns of a bad tail through `bad_tail`."""
+    while True:
+        head = f.read(4)
+        if not head:
+            return
+        if len(head) < 4 or head[0] != _MAGIC:
+            raise _BadTail()
+        n = head[2] << 8 | head[3]
+        body = f.read(n + 2)
+        if len(body) < n + 2:
+            raise _BadTail()
+        c = crc16(body[:n], crc16(head[1:4]))
+        if body[n] != c >> 8 or body[n + 1] != c & 0xFF:
+            raise _BadTail()
+        yield head[1], body[:n]
+
+
+class _BadTail(Exception):
+    pass
+
+
+class ArchivedGame:
+    def __init__(self, game_id, start_fen, moves, result, reason):
+        self.game_id = game_id
+        self.start_fen = start_fen
+        self.moves = moves
+        self.result = result
+        self.reason = reason
+
+
+def load(self):
+    """Read game.jnl: the settings and the current game up to its last complete record.
+    Repairs the files (see module doc) so later appends follow a valid record."""
+    saved = SavedGame()
+    name = self._name(GAME_FILE)
+    if self._recover_rewrite(name):
+        saved.repaired = True
+    self._recover_rewrite(self._name(ARCHIVE_FILE))
+    try:
+        f = self._open(name, "rb")
+    except OSError:
+        self._state = saved
+        return saved
+    pos = None
+    clean = True
+    compact = False
+    try:
+        first = True
+        for rtype, payload in read_records(f):
+            if first:
+                if rtype != T_HEADER or payload != _FORMAT:
+                    clean = False
+                    break
+                first = False
+                continue
+            if rtype == T_SETTINGS:
+                saved.settings = bytes(payload)
+            elif rtype == T_NEW:
+                fen_text = str(payload[2:], "ascii") if len(payload) > 2 else START_FEN
+                try:
+                    pos = Position(fen_text)
+                except ValueError:
+                    clean = False
+                    break
+                saved.game_id = payload[0] << 8 | payload[1]
+                saved.start_fen = fen_text
+                saved.moves = []
+                saved.result = "*"
+                saved.reason = 0
+                saved.clock = None
+                saved.found = True
+            elif pos is None:
+                clean = False
+                break
+            elif rtype == T_MOVE and len(payload) == 2 and saved.result == "*":
+                move = decode_move(pos, payload[0], payload[1])
+                if not move:
+                    clean = False
+                    break
+                pos.make(move)
+                saved.moves.append(move)
+            elif rtype == T_UNDO and saved.moves:
+                saved.moves.pop()
+                pos.unmake()
+                saved.result = "*"
+                saved.reason = 0
+                compact = True
+            elif rtype == T_CLOCK:
+                saved.clock = bytes(payload)
+            elif rtype == T_END and len(payload) == 2 and payload[0] < len(RESULTS):
+                saved.result = RESULTS[payload[0]]
+                saved.reason = payload[1]
+            else:
+                clean = False
+                break
+    except _BadTail:
+        clean = False
+    finally:
+        f.close()
+    self.game_id = saved.game_id
+    self._state = saved
+    if not clean or compact:
+        saved.repaired = saved.repaired or not clean
+        self._compact()
+    return saved
+
+
+def game_record(self, state):
+    fen_bytes = b"" if state.start_fen == START_FEN else state.start_fen.encode()
+    payload = bytes((state.game_id >> 8, state.game_id & 0xFF, RESULTS.index(state.result),
+                     state.reason, len(fen_bytes))) + fen_bytes
+    for m in state.moves:
+        payload += encode_move(m)
+    return encode_record(T_GAME, payload)
+
+
+def read_archive(self):
+    """[(game_id, raw record bytes, payload)] of the archive's valid records."""
+    out = []
+    try:
+        f = self._open(self._name(ARCHIVE_FILE), "rb")
+    except OSError:
+        return out
+    try:
+        for rtype, payload in read_records(f):
+            if rtype == T_GAME and len(payload) >= 5:
+                out.append((payload[0] << 8 | payload[1], encode_record(T_GAME, payload), payload))
+    except _BadTail:
+        pass
+    finally:
+        f.close()
+    return out
+
+
+def archive(self, state):
+    records = read_archive(self)
+    if records and records[-1][0] == state.game_id:
+        return  # already there (a cut fell between archiving and starting the next game)
+    new = game_record(self, state)
+    name = self._name(ARCHIVE_FILE)
+    if len(records) >= self.max_games or not archive_clean(self, records):
+        keep = records[len(records) - self.max_games + 1:] if self.max_games > 1 else []
+        data = b""
+        for r in keep:
+            data += r[1]
+        self._rewrite(name, data + new)
+    else:
+        self._append(name, new)
+
+
+def archive_clean(self, records):
+    """True when the archive file holds exactly `records` (no torn tail to append after)."""
+    size = 0
+    for r in records:
+        size += len(r[1])
+    try:
+        f = self._open(self._name(ARCHIVE_FILE), "rb")
+    except OSError:
+        return True
+    try:
+        data = f.read()
+    finally:
+        f.close()
+    return len(data) == size
+
+
+def games(self):
+    """The archived games, oldest first, as ArchivedGame objects (moves validated)."""
+    out = []
+    for game_id, _, payload in read_archive(self):
+        n = payload[4]
+        fen_text = str(payload[5:5 + n], "ascii") if n else START_FEN
+        try:
+            pos = Position(fen_text)
+        except ValueError:
+            continue
+        moves = []
+        i = 5 + n
+        while i + 1 < len(payload):
+            m = decode_move(pos, payload[i], payload[i + 1])
+            if not m:
+                break
+            pos.make(m)
+            moves.append(m)
+            i += 2
+        result = RESULTS[payload[2]] if payload[2] < len(RESULTS) else "*"
+        out.append(ArchivedGame(game_id, fen_text, moves, result, payload[3]))
+    return out
