@@ -114,9 +114,12 @@ def test_neopixel_writes_only_when_something_changes():
 
 
 def test_neopixel_custom_colours_and_errors():
-    leds = NeoPixelLeds(FakeNeoPixel(64), colors={ERROR: (200, 0, 200)}, brightness=255)
+    np = FakeNeoPixel(64)
+    leds = NeoPixelLeds(np, colors={ERROR: (200, 0, 200)}, brightness=255)
     leds.set(1, ON | ERROR)
-    assert leds.color(1, 0) == (200, 0, 200)
+    leds.set(2, ON | HINT)
+    leds.update(0)
+    assert np.shown[1] == (200, 0, 200) and np.shown[2] == (0, 80, 255)
     with pytest.raises(LedError, match="bad colour"):
         NeoPixelLeds(FakeNeoPixel(64), colors={ERROR: (300, 0, 0)})
     with pytest.raises(LedError, match="brightness"):

@@ -31,9 +31,15 @@ ButtonConfigError = IoError  # Bad button names, too many buttons or bad timings
 
 
 def ordered_names(names):
-    known = [n for n in PRODUCT_ORDER if n in names]
-    others = sorted(n for n in names if n not in PRODUCT_ORDER)
-    return tuple(known + others)
+    known = []
+    others = []
+    for n in PRODUCT_ORDER:
+        if n in names:
+            known.append(n)
+    for n in names:
+        if n not in PRODUCT_ORDER:
+            others.append(n)
+    return tuple(known + sorted(others))
 
 
 class Buttons:
@@ -45,7 +51,10 @@ class Buttons:
         if debounce_ms < 0 or long_ms <= debounce_ms:
             raise ButtonConfigError("need 0 <= debounce_ms < long_ms, got %r and %r" % (debounce_ms, long_ms))
         self.names = ordered_names(pins_by_name)
-        self._get = tuple(pins_by_name[n].value for n in self.names)
+        get = []
+        for n in self.names:
+            get.append(pins_by_name[n].value)
+        self._get = tuple(get)
         self.debounce_ms = debounce_ms
         self.long_ms = long_ms
         n = len(self.names)

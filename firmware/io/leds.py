@@ -145,9 +145,14 @@ class NeoPixelLeds(LedDriver):
         base = bytearray(_RGB[:12])
         for role in colors or ():
             rgb = colors[role]
-            if role not in (MOVE, HINT, ERROR, INFO) or len(rgb) != 3 or not all(0 <= v <= 255 for v in rgb):
+            try:
+                ok = role in (MOVE, HINT, ERROR, INFO) and len(rgb) == 3 and 0 <= min(rgb) and max(rgb) <= 255
+                if ok:
+                    base[3 * (role >> 2):3 * (role >> 2) + 3] = bytes(rgb)
+            except (ValueError, TypeError):
+                ok = False
+            if not ok:
                 raise LedError("bad colour %r for role %r" % (rgb, role))
-            base[3 * (role >> 2):3 * (role >> 2) + 3] = bytes(rgb)
         self._base = base
         self._rgb = [_BLACK] * 4  # by role >> 2, scaled
         self._phase = -1
@@ -158,13 +163,6 @@ class NeoPixelLeds(LedDriver):
         LedDriver.set_brightness(self, level)
         for i in range(4):
             self._rgb[i] = _scaled(self._base, 3 * i, level)
-
-    def color(self, cell, now_ms):
-        """The (r, g, b) this driver gives `cell` at `now_ms` (for tests and the simulator)."""
-        lit = bytearray(4)
-        mode_lit_into(lit, now_ms)
-        p = self._patterns[cell]
-        return self._rgb[p >> 2] if lit[p & MODE_MASK] else _BLACK
 
     def update(self, now_ms):
         """Rewrite the chain if anything visible changed (allocates nothing)."""
@@ -206,7 +204,10 @@ class StatusLight:
             self._on = 1 if active else 0
             self._set_pin(1 - self._on)
         else:
-            self._rgb = tuple(_scaled(_RGB, 12 + 3 * i, brightness) for i in range(5))
+            rgb = []
+            for i in range(12, 27, 3):
+                rgb.append(_scaled(_RGB, i, brightness))
+            self._rgb = tuple(rgb)
 
     def set(self, colour, mode):
         if not (0 <= colour <= _RED and 0 <= mode <= _PULSE):

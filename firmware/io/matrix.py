@@ -40,8 +40,13 @@ class ReedMatrix:
         if settle_us < 0:
             raise SensorConfigError("settle_us must be >= 0, got %r" % (settle_us,))
         # Bound methods are created once here so the scan loop only calls them.
-        self._row_set = tuple(p.value for p in row_pins)
-        self._col_get = tuple(p.value for p in col_pins)
+        rows = []
+        cols = []
+        for i in range(8):
+            rows.append(row_pins[i].value)
+            cols.append(col_pins[i].value)
+        self._row_set = tuple(rows)
+        self._col_get = tuple(cols)
         self._cols_reader = cols_reader
         self.settle_us = settle_us
         self._sleep_us = sleep_us if settle_us else None
