@@ -30,7 +30,7 @@ except ImportError:
     def ticks_diff(a, b):
         return a - b
 from firmware.controller import board_sync as bs
-from firmware.controller.occupancy import occupancy_of
+from firmware.controller.board_sync import occupancy_of
 from firmware.engine.position import Position
 from firmware.engine.notation import parse_uci
 

@@ -9,7 +9,7 @@ import pytest
 
 from firmware.controller import board_sync as bs
 from firmware.controller.board_sync import BoardSync, SyncError
-from firmware.controller.occupancy import occupancy_of, diff_cells, START_OCCUPANCY
+from firmware.controller.board_sync import occupancy_of, diff_cells, START_OCCUPANCY
 from firmware.engine.constants import parse_square, square_name, to_sq64, from_sq64
 from firmware.engine.fen import fen
 from firmware.engine.notation import parse_uci, uci

@@ -8,7 +8,7 @@ SNIPPET = r"""
 import gc
 from firmware.compat import heap_lock, heap_unlock
 from firmware.controller import board_sync as bs
-from firmware.controller.occupancy import occupancy_of
+from firmware.controller.board_sync import occupancy_of
 from firmware.engine.position import Position
 from firmware.engine.notation import parse_uci, uci
 

@@ -22,7 +22,7 @@ from boards.pico import CONFIG
 from firmware.app import App
 from firmware.controller import ui
 from firmware.controller.flow import WORK_PONDER
-from firmware.controller.occupancy import occupancy_of, same
+from firmware.controller.board_sync import occupancy_of, same
 from firmware.controller.settings import Settings
 from firmware.engine.levels import DEPTH, LEVELS, NODES
 from firmware.engine.notation import uci

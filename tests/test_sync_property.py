@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from firmware.controller import board_sync as bs
 from firmware.controller.board_sync import BoardSync
-from firmware.controller.occupancy import occupancy_of
+from firmware.controller.board_sync import occupancy_of
 from firmware.engine.notation import parse_uci, uci
 from firmware.engine.position import Position
 from tests.randomgames import random_positions

@@ -36,7 +36,7 @@ history, so a reply already under way is not lost. Any other position resets the
 the board is judged against it from then on.
 
 A move counts only when the board has been stable (no event) for stable_ms; see
-inference.py for how moves are recognised and disambiguated. All time values are ticks_ms
+the Inference section below for how moves are recognised and disambiguated. All time values are ticks_ms
 values compared with ticks_diff. The caller's Position is copied (board, rights, the last
 two game moves), never modified; later changes to it are seen only through set_position.
 
@@ -46,19 +46,504 @@ on a move included; only WRONG / ILLEGAL / UNEXPLAINED reports build their cell 
 from array import array
 
 from firmware.compat import const, ticks_diff
-from firmware.controller import inference
-from firmware.controller.inference import Inference
-from firmware.controller.occupancy import (
-    NO_CELL,
-    START_OCCUPANCY,
-    diff_cells,
-    flip_cells,
-    move_cells,
-    occupancy_of,
-    same,
-)
 from firmware.engine.position import Position
+from firmware.engine.rules import MAX_MOVES
 
+# ---- occupancy -----------------------------------------------------------------------------
+# Occupancy bitmaps and the cells a move changes: the vocabulary of board sync.
+#
+# An occupancy is a bytearray(8): byte r is rank r (rank 1 = byte 0), bit f is file f (a = bit
+# 0). A cell is `rank * 8 + file` (a1 = 0, h1 = 7, h8 = 63), the io layer's cell index and the
+# engine's sq64 (`constants.to_sq64` / `from_sq64` convert to and from 0x88 squares).
+#
+# A reed switch only sees whether a square holds a piece, so what board sync can observe of a
+# move is the set of cells whose occupancy it flips:
+#
+#     normal move, promotion      from, to              (2 cells)
+#     capture                     from                  (1 cell: the target stays occupied)
+#     en passant                  from, to, victim      (3 cells)
+#     castling                    king from/to, rook from/to (4 cells)
+#
+# `move_cells` writes them into a caller-owned bytearray(5) and allocates nothing.
+
+_CASTLE = const(3)
+_EP = const(2)
+NO_CELL = const(255)
+
+# The initial setup: 32 pieces on ranks 1, 2, 7 and 8.
+START_OCCUPANCY = b"\xff\xff\x00\x00\x00\x00\xff\xff"
+
+
+def cell_of(sq):
+    """0x88 square -> cell (sq64)."""
+    return (sq >> 4) * 8 + (sq & 7)
+
+
+def square_of(cell):
+    """cell (sq64) -> 0x88 square."""
+    return (cell >> 3) * 16 + (cell & 7)
+
+
+def occupancy_of(position, out=None):
+    """Fill `out` (a bytearray(8); a new one when None) with the occupancy of an engine
+    Position's board and return it."""
+    if out is None:
+        out = bytearray(8)
+    b = position.board
+    for r in range(8):
+        base = r << 4
+        bits = 0
+        for f in range(8):
+            if b[base + f]:
+                bits |= 1 << f
+        out[r] = bits
+    return out
+
+
+def occupied(occ, cell):
+    """True when `cell` is occupied in the occupancy `occ`."""
+    return (occ[cell >> 3] >> (cell & 7)) & 1 == 1
+
+
+def same(a, b):
+    """True when the two occupancies are equal (any 8-byte sequences; allocates nothing)."""
+    for r in range(8):
+        if a[r] != b[r]:
+            return False
+    return True
+
+
+def diff_cells(a, b):
+    """A new ascending list of the cells whose occupancy differs between `a` and `b`."""
+    out = []
+    for r in range(8):
+        x = a[r] ^ b[r]
+        for f in range(8):
+            if x >> f & 1:
+                out.append(r * 8 + f)
+    return out
+
+
+def cells_of(occ):
+    """A new ascending list of the occupied cells of `occ`."""
+    out = []
+    for r in range(8):
+        x = occ[r]
+        for f in range(8):
+            if x >> f & 1:
+                out.append(r * 8 + f)
+    return out
+
+
+def move_cells(move, capture, out):
+    """Write the cells whose occupancy the engine `move` flips into `out[0:n]` and return n.
+
+    `capture` tells whether the target square holds a piece before the move (en passant and
+    castling are recognised from the move's special bits). `out` is a caller-owned
+    bytearray(5): `out[4]` is set to the cell of an ordinary capture's target (occupied before
+    and after, so not among the flipped cells) or NO_CELL. The flipped cells plus `out[4]` are
+    all the squares a hand touches to make the move."""
+    fr = move & 127
+    to = (move >> 7) & 127
+    special = move >> 17
+    out[0] = (fr >> 4) * 8 + (fr & 7)
+    out[4] = NO_CELL
+    if special == _CASTLE:
+        if to > fr:
+            rook_from = fr + 3
+            rook_to = fr + 1
+        else:
+            rook_from = fr - 4
+            rook_to = fr - 1
+        out[1] = (to >> 4) * 8 + (to & 7)
+        out[2] = (rook_from >> 4) * 8 + (rook_from & 7)
+        out[3] = (rook_to >> 4) * 8 + (rook_to & 7)
+        return 4
+    if special == _EP:
+        out[1] = (to >> 4) * 8 + (to & 7)
+        out[2] = (fr >> 4) * 8 + (to & 7)  # the victim stands beside the mover: from's rank, to's file
+        return 3
+    if capture:
+        out[4] = (to >> 4) * 8 + (to & 7)
+        return 1
+    out[1] = (to >> 4) * 8 + (to & 7)
+    return 2
+
+
+def flip_cells(occ, cells, n):
+    """Toggle the first `n` cells of `cells` in the occupancy `occ` (in place)."""
+    for i in range(n):
+        c = cells[i]
+        occ[c >> 3] ^= 1 << (c & 7)
+
+
+# ---- inference -----------------------------------------------------------------------------
+# Which legal moves explain a board? Occupancy plus touch history against an engine position.
+#
+# `Inference` is the pure half of board sync (board_sync.py decides *when* to ask and *what*
+# to report). It owns the touch history since the board last matched its reference position
+# (`start`): every event gets a sequence number; per cell the numbers of its last LIFT and last
+# PLACE are kept (0 = none), and a ring of the last _LOG events answers "was this cell empty
+# just before that event?" (older events fall back to `start`).
+#
+# `classify(board, base, pos)` compares the occupancy `board` with `base` (the occupancy of
+# `pos`) and answers one of
+#
+#     SAME     the board equals base
+#     ONE      exactly one legal move explains it (`found`, `found_promo`)
+#     MANY     several legal moves do and the history cannot tell them apart
+#     PARTIAL  a move is under way: the changed cells are part of a legal move's squares, or
+#              only one or two pieces have been lifted (pieces in hand)
+#     NONE     none of these
+#
+# A legal move explains the board when the cells it flips (occupancy.move_cells) are exactly
+# the changed cells and the history agrees with the physical order it needs:
+# - every piece arrives after it left: when the last PLACE on the target happened, the origin
+#   was empty (king and rook separately for castling), unless neither cell was touched since
+#   the reference (the part was already on the board, e.g. when correcting a move). Later
+#   events on the origin (a reply sliding over it) do not matter;
+# - a capture target (occupied before and after) was really emptied and re-occupied: it was
+#   lifted, and its last event is a PLACE made while the mover's origin was empty. This is
+#   what tells a rook capture on a5 from one on e1 (same occupancy) and keeps a lifted piece
+#   from reading as a capture.
+# Promotions differing only in the piece count as one move, reported as the queen promotion.
+#
+# Allocation: everything is preallocated in the constructor; classify uses the position's
+# make_legal/unmake and leaves it exactly as it found it.
+
+_SAME = const(0)
+_ONE = const(1)
+_MANY = const(2)
+_PARTIAL = const(3)
+_NONE = const(4)
+
+_QUEEN = const(5)
+_MAX_FIRST = const(16)
+_LOG = const(128)  # events remembered in order (a power of two)
+
+
+class Inference:
+    def __init__(self):
+        self.lift_seq = array("i", [0] * 64)
+        self.place_seq = array("i", [0] * 64)
+        self.seq = 0
+        self.floor = 0  # a move reported from now on must have left after this event
+        self.start = bytearray(8)  # occupancy when the history began
+        self._log = bytearray(_LOG)  # event seq s is _log[(s - 1) % _LOG] = cell | kind << 6
+        # Results of the last classify/diff.
+        self.found = 0
+        self.found_promo = False
+        self.found_dep = 0  # event number with which the found move's piece left
+        self.dn = 0  # number of changed cells
+        self.dadd = 0  # how many of them gained a piece
+        self.dcells = bytearray(64)
+        self.dmap = bytearray(8)
+        # Results of the last two_moves.
+        self.first = 0
+        self.first_promo = False
+        self.first_dep = 0
+        self.second = 0
+        self.second_promo = False
+        self.second_dep = 0
+        self.after_first = bytearray(8)
+        # Scratch buffers (board_sync.py borrows them between calls).
+        self.moves = array("i", [0] * MAX_MOVES)
+        self._firsts = array("i", [0] * _MAX_FIRST)
+        self.cells = bytearray(5)
+        self.cells2 = bytearray(5)
+
+    # ---- touch history ---------------------------------------------------------------
+    def clear_history(self, start):
+        """Forget all events; the board now shows the occupancy `start`."""
+        lift = self.lift_seq
+        place = self.place_seq
+        for i in range(64):
+            lift[i] = 0
+            place[i] = 0
+        for r in range(8):
+            self.start[r] = start[r]
+        self.seq = 0
+        self.floor = 0
+
+    def record(self, cell, kind):
+        """Note a LIFT (0) or PLACE (1) on `cell`."""
+        seq = self.seq + 1
+        self.seq = seq
+        self._log[(seq - 1) & (_LOG - 1)] = cell | kind << 6
+        if kind:
+            self.place_seq[cell] = seq
+        else:
+            self.lift_seq[cell] = seq
+
+    def empty_before(self, cell, seq):
+        """Was `cell` empty just before event number `seq`?"""
+        log = self._log
+        stop = self.seq - _LOG
+        if stop < 0:
+            stop = 0
+        s = seq - 1
+        while s > stop:
+            ev = log[(s - 1) & (_LOG - 1)]
+            if ev & 63 == cell:
+                return ev >> 6 == 0
+            s -= 1
+        lift = self.lift_seq[cell]
+        place = self.place_seq[cell]
+        if (lift or place) and lift <= stop and place <= stop:  # its last event left the ring
+            return lift > place
+        return not (self.start[cell >> 3] >> (cell & 7)) & 1
+
+    def mark_changes(self, old, new):
+        """Invent history for cells that changed from `old` to `new` without events (lost
+        events, a board found different after set_position): departures first, then
+        arrivals, so a plain move still reads as one; captures never do (no real PLACE on an
+        unchanged cell)."""
+        for r in range(8):
+            gone = old[r] & (new[r] ^ 255)
+            for f in range(8):
+                if gone >> f & 1:
+                    self.record(r * 8 + f, 0)
+        for r in range(8):
+            came = new[r] & (old[r] ^ 255)
+            for f in range(8):
+                if came >> f & 1:
+                    self.record(r * 8 + f, 1)
+
+    def lift_before(self, cell, seq):
+        """Number of the last LIFT on `cell` before event `seq` (0 if none remembered)."""
+        log = self._log
+        stop = self.seq - _LOG
+        if stop < 0:
+            stop = 0
+        s = seq - 1
+        while s > stop:
+            if log[(s - 1) & (_LOG - 1)] == cell:  # cell | LIFT << 6
+                return s
+            s -= 1
+        return 0
+
+    def departure(self, move, cells):
+        """Number of the LIFT with which `move`'s piece left: the last LIFT on the origin
+        before the piece's arrival, the first PLACE on the target made while the origin was
+        empty. Later touches of either square (a reply sliding over the origin, recapturing
+        on the target) do not count. 0 when the events are not remembered."""
+        fr = cells[0]
+        cap = cells[4]
+        s = self.arrival(fr, cap if cap != NO_CELL else cells[1])
+        return self.lift_before(fr, s) if s else 0
+
+    def arrival(self, fr, to):
+        """Number of the first PLACE on `to` made while `fr` was empty (0 if none
+        remembered): when a piece from `fr` arrived."""
+        place_ev = to | 64
+        log = self._log
+        s = self.seq - _LOG + 1
+        if s < 1:
+            s = 1
+        while s <= self.seq:
+            if log[(s - 1) & (_LOG - 1)] == place_ev and self.empty_before(fr, s):
+                return s
+            s += 1
+        return 0
+
+    def touched(self, cell):
+        return self.lift_seq[cell] != 0 or self.place_seq[cell] != 0
+
+    def placed_last(self, cell):
+        """True when the cell's last event was a PLACE."""
+        return self.place_seq[cell] > self.lift_seq[cell]
+
+    def _arrived(self, to, fr, fresh):
+        lift = self.lift_seq
+        place = self.place_seq
+        p = place[to]
+        if p:
+            return self.empty_before(fr, p)
+        return not fresh and lift[to] == 0 and lift[fr] == 0 and place[fr] == 0
+
+    def landed(self, move, cells, strict, fresh):
+        """Does the history agree with `move` having been made? `cells` from move_cells.
+        `strict`: a capture target's last event must be the PLACE (not so when the move is
+        followed by a reply that lifted the piece again, e.g. a recapture).
+        `fresh`: every part must have moved since the reference (no part already in place)."""
+        fr = cells[0]
+        cap = cells[4]
+        if cap != NO_CELL:
+            # The victim was lifted (so a piece that merely arrived on the target in an
+            # earlier move is not captured by the same PLACE) and the mover put down later.
+            place = self.place_seq[cap]
+            if not place or not self.lift_seq[cap] or not self.empty_before(fr, place):
+                return False
+            return not strict or place > self.lift_seq[cap]
+        if not self._arrived(cells[1], fr, fresh):
+            return False
+        if move >> 17 == _CASTLE:
+            return self._arrived(cells[3], cells[2], fresh)
+        return True
+
+    # ---- explaining a board ------------------------------------------------------------
+    def diff(self, board, base):
+        """Collect the cells where `board` differs from `base` (dcells[:dn], dmap, dadd)."""
+        n = 0
+        add = 0
+        dmap = self.dmap
+        dcells = self.dcells
+        for r in range(8):
+            x = board[r] ^ base[r]
+            dmap[r] = x
+            if x:
+                for f in range(8):
+                    if x >> f & 1:
+                        dcells[n] = r * 8 + f
+                        n += 1
+                        if board[r] >> f & 1:
+                            add += 1
+        self.dn = n
+        self.dadd = add
+        return n
+
+    def diff_within(self, cells, k):
+        """True when every changed cell of the last diff is one of the move squares `cells`
+        (k flipped cells plus cells[4], the capture target)."""
+        dcells = self.dcells
+        extra = cells[4]
+        for j in range(self.dn):
+            c = dcells[j]
+            if c == extra:
+                continue
+            hit = False
+            for i in range(k):
+                if cells[i] == c:
+                    hit = True
+                    break
+            if not hit:
+                return False
+        return True
+
+    def classify(self, board, base, pos, after=0):
+        """See the module docstring. `pos` must be the position whose occupancy is `base`.
+        `after`: when judging a reply, the event number with which the previous move's piece
+        left (`floor` when larger: the last reported move's). A reply whose piece left before
+        that is not taken as complete: the lift was the previous move's victim, or the PLACE
+        belongs to the previous move (with a bounce a square even looks lifted and re-placed).
+        Safe side: a reply piece really lifted early is then judged unexplained, never wrong."""
+        if self.floor > after:
+            after = self.floor
+        n = self.diff(board, base)
+        if n == 0:
+            return _SAME
+        if n > 4:
+            return _NONE
+        moves = self.moves
+        end = pos.gen_moves(moves, 0)
+        check = pos.in_check()
+        cells = self.cells
+        dmap = self.dmap
+        b = pos.board
+        found = 0
+        count = 0
+        promo = False
+        partial = False
+        for i in range(end):
+            m = moves[i]
+            k = move_cells(m, b[(m >> 7) & 127] != 0, cells)
+            full = k == n
+            if full:
+                for j in range(k):
+                    c = cells[j]
+                    if not (dmap[c >> 3] >> (c & 7)) & 1:
+                        full = False
+                        break
+            if not full and (partial or not self.diff_within(cells, k)):
+                continue
+            if not pos.make_legal(m, check):
+                continue
+            pos.unmake()
+            if full and self.landed(m, cells, True, False) and (not after or self.departure(m, cells) > after):
+                if count and (found & 0x3FFF) == (m & 0x3FFF):
+                    # The same move with another promotion piece: keep the queen.
+                    if (m >> 14) & 7 == _QUEEN:
+                        found = m
+                    continue
+                count += 1
+                found = m
+                promo = (m >> 14) & 7 != 0
+                self.found_dep = self.departure(m, cells)
+            else:
+                partial = True
+        self.found = found
+        self.found_promo = promo
+        if count == 1:
+            return _ONE
+        if count > 1:
+            return _MANY
+        if partial or (self.dadd == 0 and n <= 2):
+            return _PARTIAL
+        return _NONE
+
+    def two_moves(self, board, base, pos):
+        """Is the board `pos` + one legal move + a reply (complete or under way)? Tried when one
+        move does not explain it, so a fast reply (the next move started before the board
+        was stable) is not lost. On success returns True with `first`, `first_promo`,
+        `after_first` (occupancy after the first move) and `second` (0 when the reply is still
+        under way). The first move's piece must really have been lifted and landed."""
+        moves = self.moves
+        end = pos.gen_moves(moves, 0)
+        check = pos.in_check()
+        cells = self.cells
+        b = pos.board
+        firsts = self._firsts
+        nf = 0
+        for i in range(end):
+            m = moves[i]
+            k = move_cells(m, b[(m >> 7) & 127] != 0, cells)
+            if self.lift_seq[cells[0]] == 0 or not self.landed(m, cells, False, True):
+                continue
+            if self.floor and self.departure(m, cells) <= self.floor:
+                continue  # left before the last reported move: not a move after it
+            if nf and (firsts[nf - 1] & 0x3FFF) == (m & 0x3FFF):
+                continue  # another promotion piece: the queen came first
+            if nf < _MAX_FIRST and pos.make_legal(m, check):
+                pos.unmake()
+                firsts[nf] = m
+                nf += 1
+        winner = 0
+        second = 0
+        second_promo = False
+        second_dep = 0
+        occ_after = self.after_first
+        for i in range(nf):
+            m = firsts[i]
+            k = move_cells(m, b[(m >> 7) & 127] != 0, self.cells2)
+            for r in range(8):
+                occ_after[r] = base[r]
+            flip_cells(occ_after, self.cells2, k)
+            pos.make(m)
+            r2 = self.classify(board, occ_after, pos, self.departure(m, self.cells2))
+            pos.unmake()
+            if r2 == _ONE or r2 == _MANY or r2 == _PARTIAL:
+                if winner:
+                    return False  # two different first moves fit: do not guess
+                winner = m
+                second = self.found if r2 == _ONE else 0
+                second_promo = self.found_promo if r2 == _ONE else False
+                second_dep = self.found_dep if r2 == _ONE else 0
+        if not winner:
+            return False
+        k = move_cells(winner, b[(winner >> 7) & 127] != 0, self.cells2)
+        for r in range(8):
+            occ_after[r] = base[r]
+        flip_cells(occ_after, self.cells2, k)
+        self.first = winner
+        self.first_promo = (winner >> 14) & 7 != 0
+        self.first_dep = self.departure(winner, self.cells2)
+        self.second = second
+        self.second_promo = second_promo
+        self.second_dep = second_dep
+        return True
+
+
+# ---- board sync -------------------------------------------------------------------------
 IDLE = const(0)
 LIFTED = const(1)
 PUT_BACK = const(2)
@@ -448,9 +933,9 @@ class BoardSync:
         pos = self._pos
         board = self._board
         r = inf.classify(board, self._base, pos)
-        if r == inference.SAME:
+        if r == _SAME:
             return self._back_home()
-        if r == inference.ONE:
+        if r == _ONE:
             self._push(MOVE, inf.found, inf.found_promo, board)
             inf.floor = inf.found_dep
             return self._resolved()
@@ -458,7 +943,7 @@ class BoardSync:
         code = self._takeback_or_start()
         if code:
             return code
-        if r == inference.NONE and 2 <= n <= 8 and inf.two_moves(board, self._base, pos):
+        if r == _NONE and 2 <= n <= 8 and inf.two_moves(board, self._base, pos):
             self._push(MOVE, inf.first, inf.first_promo, inf.after_first)
             inf.floor = inf.first_dep
             if inf.second:
@@ -466,7 +951,7 @@ class BoardSync:
                 inf.floor = inf.second_dep
             return self._resolved()
         inf.diff(board, self._base)
-        in_progress = r == inference.PARTIAL or (self._tn and inf.diff_within(self._tcells, self._tn))
+        in_progress = r == _PARTIAL or (self._tn and inf.diff_within(self._tcells, self._tn))
         if not in_progress and (self._err == _MISMATCH or inf.dn > _MAX_ILLEGAL_CELLS):
             return self._unresolved(False, 0)
         return self._unresolved(in_progress, ILLEGAL)
@@ -484,9 +969,9 @@ class BoardSync:
             pos.make(m)
             r = inf.classify(board, self.expected, pos, dep)
             pos.unmake()
-            if r != inference.NONE:
+            if r != _NONE:
                 self._push(EXECUTED, m, False, self.expected)
-                if r == inference.ONE:
+                if r == _ONE:
                     self._push(MOVE, inf.found, inf.found_promo, board)
                     dep = inf.found_dep
                 inf.floor = dep
@@ -495,7 +980,7 @@ class BoardSync:
         if code:
             return code
         r = inf.classify(board, self._base, pos)
-        if r == inference.ONE or r == inference.MANY:
+        if r == _ONE or r == _MANY:
             # A whole move was made: fine only if it is a step of the expected one (the rook
             # of a castling moved first), else it is the wrong piece or the wrong square.
             other = inf.found
@@ -585,7 +1070,7 @@ class BoardSync:
             r = inf.classify(board, self._prev1, pos)  # (overwrites history slot h - 1)
             pos.make(last)
             inf.floor = floor
-            if r == inference.ONE and self._replaces(last, inf.found):
+            if r == _ONE and self._replaces(last, inf.found):
                 self._push(TAKEBACK, last, False, self._prev1)
                 self._push(MOVE, inf.found, inf.found_promo, board)
                 inf.floor = inf.found_dep

@@ -43,8 +43,8 @@ from firmware.controller.board_sync import (
     UNEXPLAINED,
     WRONG,
     occupancy_of,
+    same,
 )
-from firmware.controller.occupancy import same
 from firmware.controller.game import RESULT_DRAW, IllegalGameMoveError
 from firmware.controller.settings import NOBODY, SETS
 from firmware.engine import rules
