@@ -2,9 +2,8 @@
 import pytest
 
 from boards.pico import CONFIG as PICO
-from firmware.io.diagnostics import STUCK_CLOSED, STUCK_OPEN, chatter_report, clear_faults, stuck_report
-from firmware.io.debounce import (EMPTY, LIFT, PLACE, DebounceConfigError,
-                                  OccupancyDebouncer, event_cell, event_kind)
+from firmware.io.debounce import EMPTY, LIFT, PLACE, DebounceConfigError, OccupancyDebouncer, event_cell, event_kind
+from firmware.io.diagnostics import STUCK_CLOSED, STUCK_OPEN, ChatterDebouncer, chatter_report, clear_faults, stuck_report
 from host_sim.electronics import build_simulated
 
 
@@ -71,7 +70,7 @@ def test_unprimed_debouncer_reports_pieces_already_there():
 
 def test_chattering_switch_is_flagged_once():
     elec, hw = build_simulated(PICO)
-    deb = OccupancyDebouncer(debounce_ms=30, chatter_flips=6, chatter_window_ms=1000)
+    deb = ChatterDebouncer(debounce_ms=30, chatter_flips=6, chatter_window_ms=1000)
     for k in range(10):  # a flickering switch: flips every 10 ms
         elec.schedule(44, 10 + 10 * k, k % 2 == 0)
     _run(elec, hw, deb, 400)
@@ -83,7 +82,7 @@ def test_chattering_switch_is_flagged_once():
 
 def test_slow_human_moves_are_not_chatter():
     elec, hw = build_simulated(PICO)
-    deb = OccupancyDebouncer(debounce_ms=30, chatter_flips=6, chatter_window_ms=1000)
+    deb = ChatterDebouncer(debounce_ms=30, chatter_flips=6, chatter_window_ms=1000)
     for k in range(8):  # lifted and put back every 600 ms, with a little bounce
         elec.set_time(k * 600)
         elec.set_cell(20, k % 2 == 0, bounces=1, bounce_ms=4)
@@ -132,12 +131,13 @@ def test_tick_wraparound():
     assert deb.pop() == 63 | PLACE << 6
 
 
-@pytest.mark.parametrize("kwargs,msg", [
-    (dict(debounce_ms=-1), "debounce_ms"),
-    (dict(debounce_ms=10, capacity=0), "capacity"),
-    (dict(debounce_ms=10, chatter_flips=1), "chatter_flips"),
-    (dict(debounce_ms=10, chatter_window_ms=0), "chatter_window_ms"),
+@pytest.mark.parametrize("cls,kwargs,msg", [
+    (OccupancyDebouncer, dict(debounce_ms=-1), "debounce_ms"),
+    (OccupancyDebouncer, dict(debounce_ms=10, capacity=0), "capacity"),
+    (ChatterDebouncer, dict(debounce_ms=10, chatter_flips=1), "chatter_flips"),
+    (ChatterDebouncer, dict(debounce_ms=10, chatter_window_ms=0), "chatter_window_ms"),
+    (ChatterDebouncer, dict(debounce_ms=-1, chatter_flips=6), "debounce_ms"),
 ])
-def test_bad_options(kwargs, msg):
+def test_bad_options(cls, kwargs, msg):
     with pytest.raises(DebounceConfigError, match=msg):
-        OccupancyDebouncer(**kwargs)
+        cls(**kwargs)

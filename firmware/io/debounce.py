@@ -20,10 +20,9 @@ for `debounce_ms`. `stable` (bytearray(8), same layout as the scan) is the debou
 Events go into a preallocated ring of `capacity`; when it is full the oldest event is
 dropped and `overruns` counts it (the controller can resync from `stable`).
 
-Faults: every raw flip of a cell is counted in a window of `chatter_window_ms`; a cell that
-flips `chatter_flips` times within one window is flagged in `chattering` (bytearray(8),
-sticky until cleared) and `faults_seen` is incremented. firmware.io.diagnostics reads them
-(chatter_report, stuck_report, clear_faults: rare paths, kept out of this resident module).
+Faults (chattering and stuck switches) are found by firmware.io.diagnostics: its
+ChatterDebouncer is this debouncer plus flip counting, and stuck_report compares `stable`
+with what should be there (rare paths, kept out of this resident module).
 """
 from array import array
 
@@ -49,24 +48,16 @@ DebounceConfigError = IoError  # A debouncer option is out of range.
 
 
 class OccupancyDebouncer:
-    def __init__(self, debounce_ms, capacity=64, chatter_flips=12, chatter_window_ms=2000):
-        if not (0 <= debounce_ms <= 60000 and 1 <= capacity <= 4096 and 2 <= chatter_flips <= 254
-                and chatter_window_ms >= 1):
-            raise DebounceConfigError("need debounce_ms 0..60000, capacity 1..4096, chatter_flips 2..254,"
-                                      " chatter_window_ms >= 1; got %r, %r, %r, %r"
-                                      % (debounce_ms, capacity, chatter_flips, chatter_window_ms))
+    def __init__(self, debounce_ms, capacity=64):
+        if not (0 <= debounce_ms <= 60000 and 1 <= capacity <= 4096):
+            raise DebounceConfigError("need debounce_ms 0..60000 and capacity 1..4096, got %r and %r"
+                                      % (debounce_ms, capacity))
         self.debounce_ms = debounce_ms
-        self.chatter_flips = chatter_flips
-        self.chatter_window_ms = chatter_window_ms
         self.stable = bytearray(8)
-        self.chattering = bytearray(8)
-        self.faults_seen = 0
         self.overruns = 0
         self.event_ms = 0
         self._last_raw = bytearray(8)
         self._changed_ms = array("i", bytes(256))
-        self._flips = bytearray(64)
-        self._window_start_ms = 0
         self._capacity = capacity
         self._events = array("H", bytes(2 * capacity))
         self._event_times = array("i", bytes(4 * capacity))
@@ -74,14 +65,12 @@ class OccupancyDebouncer:
         self.count = 0  # events waiting in the queue
 
     def reset(self, bitmap, now_ms):
-        """Take `bitmap` as the settled board (no events), empty the queue and fault counts."""
+        """Take `bitmap` as the settled board (no events), empty the queue."""
         for r in range(8):
             self.stable[r] = bitmap[r]
             self._last_raw[r] = bitmap[r]
         for i in range(64):
             self._changed_ms[i] = now_ms
-            self._flips[i] = 0
-        self._window_start_ms = now_ms
         self._head = 0
         self.count = 0
 
@@ -91,11 +80,6 @@ class OccupancyDebouncer:
         stable = self.stable
         last = self._last_raw
         changed = self._changed_ms
-        flips = self._flips
-        if ticks_diff(now_ms, self._window_start_ms) >= self.chatter_window_ms:
-            for i in range(64):
-                flips[i] = 0
-            self._window_start_ms = now_ms
         added = 0
         for r in range(8):
             rb = raw[r]
@@ -103,18 +87,10 @@ class OccupancyDebouncer:
             if diff:
                 last[r] = rb
                 cell = r << 3
-                bit = 1
                 while diff:
                     if diff & 1:
                         changed[cell] = now_ms
-                        n = flips[cell] + 1
-                        if n < 255:
-                            flips[cell] = n
-                        if n == self.chatter_flips and not self.chattering[r] & bit:
-                            self.chattering[r] |= bit
-                            self.faults_seen += 1
                     diff >>= 1
-                    bit <<= 1
                     cell += 1
             pending = rb ^ stable[r]
             if pending:

@@ -16,7 +16,7 @@ Modes, in turn (a LONG press of any button moves to the next one, `next_mode()` 
 from firmware.compat import ticks_diff
 from firmware.io.buttons import LONG, SHORT
 from firmware.io.buzzer import CLICK, CONFIRM
-from firmware.io.debounce import OccupancyDebouncer
+from firmware.io.debounce import DebounceConfigError, OccupancyDebouncer
 from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, ON
 
 WALK = 0
@@ -29,14 +29,56 @@ STUCK_CLOSED = 1  # a switch reads closed where the square should be empty
 STUCK_OPEN = 2  # a switch reads open where a piece should stand
 
 
+class ChatterDebouncer(OccupancyDebouncer):
+    """An OccupancyDebouncer that also finds chattering switches: every raw flip of a cell is
+    counted in a window of `chatter_window_ms`; a cell that flips `chatter_flips` times within
+    one window is flagged in `chattering` (bytearray(8), sticky until clear_faults) and
+    `faults_seen` is incremented."""
+
+    def __init__(self, debounce_ms, capacity=64, chatter_flips=12, chatter_window_ms=2000):
+        if not (2 <= chatter_flips <= 254 and chatter_window_ms >= 1):
+            raise DebounceConfigError("need chatter_flips 2..254 and chatter_window_ms >= 1, got %r and %r"
+                                      % (chatter_flips, chatter_window_ms))
+        OccupancyDebouncer.__init__(self, debounce_ms, capacity)
+        self.chatter_flips = chatter_flips
+        self.chatter_window_ms = chatter_window_ms
+        self.chattering = bytearray(8)
+        self.faults_seen = 0
+        self._flips = bytearray(64)
+        self._window_start_ms = 0
+
+    def reset(self, bitmap, now_ms):
+        OccupancyDebouncer.reset(self, bitmap, now_ms)
+        clear_faults(self)
+        self._window_start_ms = now_ms
+
+    def update(self, raw, now_ms):
+        flips = self._flips
+        if ticks_diff(now_ms, self._window_start_ms) >= self.chatter_window_ms:
+            for i in range(64):
+                flips[i] = 0
+            self._window_start_ms = now_ms
+        last = self._last_raw
+        for c in range(64):
+            bit = 1 << (c & 7)
+            if (raw[c >> 3] ^ last[c >> 3]) & bit:
+                n = flips[c] + 1
+                if n < 255:
+                    flips[c] = n
+                if n == self.chatter_flips and not self.chattering[c >> 3] & bit:
+                    self.chattering[c >> 3] |= bit
+                    self.faults_seen += 1
+        return OccupancyDebouncer.update(self, raw, now_ms)
+
+
 def chatter_report(deb):
-    """Cells an OccupancyDebouncer flagged as chattering since the last clear_faults(deb),
+    """Cells a ChatterDebouncer flagged as chattering since the last clear_faults(deb),
     ascending (allocates)."""
     return [c for c in range(64) if deb.chattering[c >> 3] & (1 << (c & 7))]
 
 
 def clear_faults(deb):
-    """Forget a debouncer's chatter flags and flip counts."""
+    """Forget a ChatterDebouncer's chatter flags and flip counts."""
     for r in range(8):
         deb.chattering[r] = 0
     for i in range(64):
@@ -63,7 +105,7 @@ class Diagnostics:
     def __init__(self, hw, debouncer=None, step_ms=150, expected=None):
         self.hw = hw
         cfg = getattr(hw, "config", None) or {}
-        self.debouncer = debouncer or OccupancyDebouncer(cfg.get("debounce_ms", 30))
+        self.debouncer = debouncer or ChatterDebouncer(cfg.get("debounce_ms", 30))
         self.step_ms = step_ms
         self.expected = expected or bytearray(8)
         self.raw = bytearray(8)
