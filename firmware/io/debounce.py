@@ -59,7 +59,7 @@ class OccupancyDebouncer:
         self._last_raw = bytearray(8)
         self._changed_ms = array("i", bytes(256))
         self._capacity = capacity
-        self._events = array("H", bytes(2 * capacity))
+        self._events = bytearray(capacity)  # cell | kind << 6 fits a byte
         self._event_times = array("i", bytes(4 * capacity))
         self._head = 0
         self.count = 0  # events waiting in the queue

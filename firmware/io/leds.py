@@ -75,7 +75,7 @@ def _level(level):
 
 
 class LedDriver:
-    """Common state and API; subclasses implement update(now_ms).
+    """Common state and API; each subclass has update(now_ms).
 
     `supports_brightness` tells whether set_brightness() changes anything on this design.
     """
@@ -126,9 +126,6 @@ class LedDriver:
         _level(level)
         self.brightness = level
         self._dirty = True
-
-    def update(self, now_ms):
-        raise NotImplementedError
 
 
 class NeoPixelLeds(LedDriver):
