@@ -46,7 +46,7 @@ from firmware.controller.board_sync import (
     same,
 )
 from firmware.controller.game import RESULT_DRAW, IllegalGameMoveError
-from firmware.controller.settings import NOBODY, SETS
+from firmware.controller.settings import NOBODY
 from firmware.engine import rules
 from firmware.engine.constants import from_sq64, to_sq64
 from firmware.engine.fen import START_FEN
@@ -80,12 +80,7 @@ _PROMO_CYCLE = b"\x05\x04\x03\x02"  # queen, rook, bishop, knight
 _PV_MOVES = const(4)  # moves of the principal variation on the display
 _PRESET_KEY = const(100)  # clock source keys: 100 + preset, 1 + level index for clock levels
 _LONG = const(2)  # io.buttons.LONG
-_T_SETUP = const(1)  # features.trainer states
-_T_RUN = const(2)
-_T_DONE = const(3)
-_WIN = const(0)  # features.stats outcomes
-_DRAW = const(1)
-_LOSS = const(2)
+_T_SETUP = const(1)  # features.trainer state
 
 class Outcome:
     """A search's answer as the controller needs it (the App fills it)."""
@@ -152,6 +147,7 @@ class Controller:
         self._expected = bytearray(8)
         self.stats_ok = journal is not None
         self.stats_page = 0
+        self._acting = 0  # nesting depth of _act (the actions module stays loaded until 0)
         self.counted = -1  # the outcome this game added to the statistics (-1 none)
         self.counted_level = 0
         self.nodes = 0
@@ -256,10 +252,13 @@ class Controller:
         """Run a rare action of features/actions.py (take back, verify, draw claim, two-player
         toggle, new game, the menus' buttons, resuming at boot): loaded for it and released
         after (~50 ms on the chip)."""
+        self._acting += 1
         try:
             return getattr(load("actions"), name)(self, *args)
         finally:
-            drop("actions")
+            self._acting -= 1
+            if not self._acting:  # an action calling another keeps the module until it returns
+                drop("actions")
 
     def new_game(self, now_ms, start_fen=None, swap_sides=False):
         """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN.
@@ -447,14 +446,8 @@ class Controller:
             self.phase = THINKING  # computer against itself (not a normal mode)
 
     def _game_over(self, now_ms):
-        self._journal("record_end", self.game.result, self.game.reason)
-        self._count_end()
-        self._abort_search()
-        self.pv_text = ""
-        self.phase = OVER
-        self.ponder_move = 0
-        self._clear_overlays()
-        self.ui.beep("game_over")
+        """The game has ended: show it, count it (features/actions.py)."""
+        return self._act("game_over", now_ms)
 
     # ---- take back --------------------------------------------------------------------------
     def _takeback(self, now_ms, physical=False):
@@ -554,15 +547,8 @@ class Controller:
         return self._act("verify", now_ms)
 
     def _hint(self, now_ms):
-        if self.phase != PLAYER or self.game.over:
-            self.ui.beep("error")
-            return
-        if self.ponder_move and self.game.is_legal(self.ponder_move):
-            self.hint_move = self.ponder_move
-            self.dirty = True
-        else:
-            self.hint_wanted = True
-            self._say("Thinking...", now_ms)
+        """Show a hint: a short search for the player (features/actions.py)."""
+        return self._act("hint", now_ms)
 
     def _claim_draw(self, now_ms):
         """Claim a draw by repetition or the 50-move rule (features/actions.py)."""
@@ -774,71 +760,30 @@ class Controller:
         return limits
 
     def _trainer_begin(self, now_ms, swap=False):
-        if self.trainer is None:
-            self.trainer = load("trainer").Trainer()
-        self.trainer.start(self, now_ms, swap)
+        """Start the mate trainer (features/actions.py)."""
+        return self._act("trainer_begin", now_ms, swap)
 
     def leave_trainer(self, now_ms):
-        """Normal play again (the caller starts the next game)."""
-        if self.trainer is not None:
-            self.trainer = None
-            self.tidy()
-        if self.settings.trainer:
-            self.settings.trainer = 0
-            self._journal("record_settings", self.settings.to_bytes())
+        """Normal play again (the caller starts the next game): features/actions.py."""
+        return self._act("leave_trainer", now_ms)
 
     def stats_call(self, name, *args):
         """Call Stats.`name` (features/stats.py) on the statistics file beside the journal,
         loaded for this call and released after. Returns its result; None without statistics
-        (a failing flash turns them off for good: the game goes on)."""
-        j = self.journal
-        if j is None or not self.stats_ok:
-            return None
-        try:
-            st = load("stats").Stats(j.path, j.open_fn, j.fs, len(self.level_names), len(SETS))
-            st.load()
-            return getattr(st, name)(*args)
-        except OSError as exc:
-            self.stats_ok = False
-            if self.log:
-                self.log("statistics disabled: %s" % (exc,))
-        finally:
-            self.tidy()
+        (a failing flash turns them off for good: the game goes on). features/actions.py."""
+        return self._act("stats_call", name, *args)
 
     def stats_lines(self):
-        lines = self.stats_call("lines", self.level_names, SETS)
-        return ["no statistics"] if lines is None else lines
+        """The statistics as display lines (features/actions.py)."""
+        return self._act("stats_lines")
 
     def _count_end(self):
-        """The game ended: count it (trainer result, or a game against the computer)."""
-        t = self.trainer
-        if t is not None:
-            if t.state == _T_RUN:
-                t.count(self)
-            return
-        side = self.settings.computer_side
-        if side == NOBODY or self.counted >= 0:
-            return
-        result = self.game.result
-        if result == RESULT_DRAW:
-            outcome = _DRAW
-        elif (result == "1-0") == (side == 8):
-            outcome = _WIN
-        else:
-            outcome = _LOSS
-        self.counted = outcome
-        self.counted_level = self.settings.level
-        self.stats_call("record_game", self.settings.level, outcome)
+        """The game ended: count it (features/actions.py)."""
+        return self._act("count_end")
 
     def _uncount(self):
-        """A finished game was taken back: it is not over after all."""
-        if self.counted >= 0:
-            self.stats_call("record_game", self.counted_level, self.counted, -1)
-            self.counted = -1
-        t = self.trainer
-        if t is not None and t.state == _T_DONE:
-            t.state = _T_RUN
-            t.outcome = 0
+        """A finished game was taken back: it is not over after all (features/actions.py)."""
+        return self._act("uncount")
 
     # ---- evaluation display -------------------------------------------------------------------
     def search_info(self, score_cp, mate_in, depth, nodes=0, pv=None):

@@ -1,7 +1,8 @@
 """The controller's rare actions, loaded on the button press and released after
 (controller/flow.py, Controller._act): take back, verify the board, claim a draw, the
-two-player toggle, new game, the level and options menus' buttons, and resuming the
-journal's game at boot. Each takes the Controller as `self` (the code was its methods).
+two-player toggle, new game, the level and options menus' buttons, the hint, the game's
+end and its statistics, the trainer's start and end, and resuming the journal's game at
+boot. Each takes the Controller as `self` (the code was its methods).
 """
 from firmware.compat import const, ticks_add
 from firmware.controller import ui as _ui
@@ -14,12 +15,18 @@ from firmware.features import load
 
 _MENU_MS = const(6000)  # flow._MENU_MS
 _LONG = const(2)  # io.buttons.LONG
+_T_RUN = const(2)  # features.trainer states
+_T_DONE = const(3)
+_WIN = const(0)  # features.stats outcomes
+_DRAW = const(1)
+_LOSS = const(2)
 
 PLAYER = _ui.PLAYER
 THINKING = _ui.THINKING
 SHOWING = _ui.SHOWING
 PROMOTE = _ui.PROMOTE
 OFFER = _ui.OFFER
+OVER = _ui.OVER
 
 
 def boot(self, saved, now_ms, start_fen=None):
@@ -202,3 +209,99 @@ def close_menu(self, now_ms):
             self.new_game(now_ms)
         self._want_touch()
         self.tidy()
+
+
+def game_over(self, now_ms):
+    self._journal("record_end", self.game.result, self.game.reason)
+    self._count_end()
+    self._abort_search()
+    self.pv_text = ""
+    self.phase = OVER
+    self.ponder_move = 0
+    self._clear_overlays()
+    self.ui.beep("game_over")
+
+
+def hint(self, now_ms):
+    if self.phase != PLAYER or self.game.over:
+        self.ui.beep("error")
+        return
+    if self.ponder_move and self.game.is_legal(self.ponder_move):
+        self.hint_move = self.ponder_move
+        self.dirty = True
+    else:
+        self.hint_wanted = True
+        self._say("Thinking...", now_ms)
+
+
+def trainer_begin(self, now_ms, swap=False):
+    if self.trainer is None:
+        self.trainer = load("trainer").Trainer()
+    self.trainer.start(self, now_ms, swap)
+
+
+def leave_trainer(self, now_ms):
+    """Normal play again (the caller starts the next game)."""
+    if self.trainer is not None:
+        self.trainer = None
+        self.tidy()
+    if self.settings.trainer:
+        self.settings.trainer = 0
+        self._journal("record_settings", self.settings.to_bytes())
+
+
+def stats_call(self, name, *args):
+    """Call Stats.`name` (features/stats.py) on the statistics file beside the journal,
+    loaded for this call and released after. Returns its result; None without statistics
+    (a failing flash turns them off for good: the game goes on)."""
+    j = self.journal
+    if j is None or not self.stats_ok:
+        return None
+    try:
+        st = load("stats").Stats(j.path, j.open_fn, j.fs, len(self.level_names), len(SETS))
+        st.load()
+        return getattr(st, name)(*args)
+    except OSError as exc:
+        self.stats_ok = False
+        if self.log:
+            self.log("statistics disabled: %s" % (exc,))
+    finally:
+        self.tidy()
+
+
+def stats_lines(self):
+    lines = self.stats_call("lines", self.level_names, SETS)
+    return ["no statistics"] if lines is None else lines
+
+
+def count_end(self):
+    """The game ended: count it (trainer result, or a game against the computer)."""
+    t = self.trainer
+    if t is not None:
+        if t.state == _T_RUN:
+            t.count(self)
+        return
+    side = self.settings.computer_side
+    if side == NOBODY or self.counted >= 0:
+        return
+    result = self.game.result
+    if result == RESULT_DRAW:
+        outcome = _DRAW
+    elif (result == "1-0") == (side == 8):
+        outcome = _WIN
+    else:
+        outcome = _LOSS
+    self.counted = outcome
+    self.counted_level = self.settings.level
+    self.stats_call("record_game", self.settings.level, outcome)
+
+
+def uncount(self):
+    """A finished game was taken back: it is not over after all."""
+    if self.counted >= 0:
+        self.stats_call("record_game", self.counted_level, self.counted, -1)
+        self.counted = -1
+    t = self.trainer
+    if t is not None and t.state == _T_DONE:
+        t.state = _T_RUN
+        t.outcome = 0
