@@ -34,6 +34,10 @@ class Computer:
         self._book_rng = 0  # the on-demand book's generator state between lookups (0: not yet seeded)
         self.position = Position(None, SEARCH_PLIES)
         self.levels = _levels.LEVELS
+        # per level 1 clock, 2 analysis, 0 other: uses_clock / is_analysis run in the idle
+        # pass and must not allocate (levels.LEVELS builds a Level on every index)
+        self._kinds = bytes([1 if e.kind == _levels.CLOCK else 2 if e.kind == _levels.INFINITE else 0
+                             for e in self.levels])
         self._level = -1
         if book is not None and not isinstance(book, str):
             book.seed(seed)
@@ -48,7 +52,7 @@ class Computer:
         return _levels.DEFAULT_LEVEL
 
     def uses_clock(self, index):
-        return self.levels[index].kind == _levels.CLOCK
+        return self._kinds[index] == 1
 
     def clock_ms(self, index):
         """(game time ms, increment ms, moves per control) of a clock level."""
@@ -56,7 +60,7 @@ class Computer:
         return entry.value, entry.inc_ms, entry.moves
 
     def is_analysis(self, index):
-        return self.levels[index].kind == _levels.INFINITE
+        return self._kinds[index] == 2
 
     def book_move(self, position, index):
         """A book move for the level (within its book depth), or 0."""
