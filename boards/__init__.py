@@ -29,15 +29,3 @@ class Hardware:
 
         return OccupancyDebouncer(self.config["debounce_ms"], capacity=capacity)
 
-
-def release(*names):
-    """Forget modules that are no longer needed (`boards.config` after building), so their
-    code can be collected: out of sys.modules and off their package."""
-    import sys
-
-    for name in names:
-        sys.modules.pop(name, None)
-        dot = name.rfind(".")
-        parent = sys.modules.get(name[:dot]) if dot > 0 else None
-        if parent is not None:
-            parent.__dict__.pop(name[dot + 1:], None)

@@ -39,13 +39,26 @@ class MachineFactory:
 
 
 def make_hardware(config):
-    """Build `config`'s drivers on this MicroPython board, then release the config checking
-    and building code (boards.config, this module): the board keeps only the drivers, the
-    config dict and boards.Hardware (~10 KB less heap on a Pico)."""
-    from boards import release
+    """Build `config`'s drivers on this MicroPython board, then drop what only building needs,
+    so the board keeps the drivers, boards.Hardware and the settings the firmware reads:
+    the config checking and building code (boards.config, this module, firmware.io.cellmap:
+    out of sys.modules and off their package) and the config's pin sections (sensor, leds,
+    buttons, buzzer, display, status, valid_pins, ...: read by nothing after start-up). Once
+    per boot: a second call finds no pins and says so."""
+    import sys
+
     from boards.config import build_hardware
 
     try:
-        return build_hardware(config, MachineFactory())
+        hw = build_hardware(config, MachineFactory())
+        for key in ("sensor", "leds", "buttons", "buzzer", "display", "status", "valid_pins", "input_only_pins",
+                    "external_pullups"):
+            config.pop(key, None)
+        return hw
     finally:
-        release("boards.config", "boards.machine_factory", "firmware.io.cellmap")
+        for name in ("boards.config", "boards.machine_factory", "firmware.io.cellmap"):
+            sys.modules.pop(name, None)
+            dot = name.rfind(".")
+            parent = sys.modules.get(name[:dot])
+            if parent is not None:
+                parent.__dict__.pop(name[dot + 1:], None)

@@ -221,13 +221,16 @@ def test_machine_factory_builds_with_nothing_attached_and_releases_the_config_co
         "hw.leds.set(12, 1); hw.leds.update(0)\n"
         "hw.display.show_text(('Reedchess', 'ready')); print(hw.display._i2c.n)\n"
         "hw.buzzer.play((440, 10)); hw.buzzer.update(0); hw.status.set(2, 1); hw.status.update(0)\n"
-        "print(hw.faults, type(hw).__name__)\n",
+        "print(hw.faults, type(hw).__name__)\n"
+        "print(sorted(k for k in ('sensor', 'leds', 'buttons', 'display', 'valid_pins', 'debounce_ms', 'tt_entries')\n"
+        "             if k in boards.pico.CONFIG), hw.config is boards.pico.CONFIG)\n",
         heapsize="210K",
     )
-    assert out.split("\n")[:5] == [
+    assert out.split("\n")[:6] == [
         "['display: no SSD1306 at I2C 0x3C']",
         "False False False False False",
         "[0, 0, 0, 0, 0, 0, 0, 0]",
         "1",
         "['display: no SSD1306 at I2C 0x3C'] Hardware",
+        "['debounce_ms', 'tt_entries'] True",  # the pin sections are dropped after building
     ]
