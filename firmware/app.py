@@ -44,13 +44,11 @@ POLL_TARGET_MS = 10
 # or searching), so the collections are rare: a few per move, ~1-2 ms each on a chip.
 GC_THRESHOLD_BYTES = 2048
 _MIN_POLL_NODES = const(1)
-_UNEXPLAINED_MS = const(3000)
 _IDLE = const(0)  # board_sync.IDLE
 _WORK_NONE = const(0)  # flow.WORK_*, STOP_NONE
 _WORK_THINK = const(1)
 _WORK_PONDER = const(2)
 _STOP_NONE = const(0)
-_DEFAULT_GAME_PLIES = const(600)  # game.DEFAULT_GAME_PLIES
 
 
 class App:
@@ -65,49 +63,11 @@ class App:
         sensor event and button press (for replay in the simulator). `console`: an object whose
         readline() returns a line or None (the USB serial line), `write`: prints a console answer.
         The statistics live beside the journal (none without one)."""
-        from firmware.controller.board_sync import BoardSync
-        from firmware.controller.computer import Computer
-        from firmware.controller.flow import Controller
-        from firmware.controller.game import Game
-        from firmware.controller.settings import Settings
-        from firmware.controller.ui import Ui
+        from firmware import features
 
-        cfg = hw.config
-        self.hw = hw
-        self.config = cfg
-        self.sensors = hw.sensors
-        self.buttons = hw.buttons
-        self.button_names = hw.buttons.names
-        self.debouncer = hw.make_debouncer()
-        self.raw = bytearray(8)
-        self.sync = BoardSync(stable_ms=cfg["stable_ms"], unexplained_ms=cfg.get("unexplained_ms", _UNEXPLAINED_MS))
-        self.game = Game(cfg.get("game_plies") or _DEFAULT_GAME_PLIES)
-        self.searcher = searcher
-        self.computer = Computer(searcher, book, seed)
-        self.settings = settings.copy() if settings is not None else Settings(level=self.computer.default_level())
-        self.ui = Ui(hw.leds, hw.buzzer, hw.display, getattr(hw, "status", None))
-        self.journal = journal
-        self._chord = 0  # buttons whose next event belongs to a two-button "clock" chord
-        self.log = log
-        self.sensor_log = sensor_log
-        self.controller = Controller(self.game, self.sync, self.settings, self.debouncer.stable, self.ui,
-                                     journal, self.computer, log)
-        self.ticks_ms = ticks_ms if ticks_ms is not None else _ticks_ms
-        self.console_in = console
-        self.write = write if write is not None else print
-        self.fed = None  # the console-fed board (features/console.py "feed"), else None
-        self.node_cap = 0  # console "nodes N": every search stops after N nodes (0: off)
-        self.start_fen = start_fen
-        self.now = 0
-        self.work_nodes = 0
-        self._seen_nodes = 0
-        self.max_poll_nodes = searcher.poll_nodes
-        self.poll_target_ms = poll_target_ms
-        if poll_target_ms:
-            searcher.poll_nodes = _MIN_POLL_NODES  # start responsive; fast chips ramp up quickly
-        self._last_poll_ms = 0
-        self.searches = 0
-        self.collect = collect
+        features.load("boot").init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settings,
+                                       start_fen, seed, log, poll_target_ms, sensor_log, collect)
+        features.drop("boot")
 
     # ---- start-up ---------------------------------------------------------------------------
     def boot(self, now_ms):

@@ -98,67 +98,8 @@ class Controller:
     def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None):
         """`computer` (computer.Computer) supplies the level table; None: one plain level.
         The statistics live beside the journal (none without one)."""
-        self.game = game
-        self.computer = computer
-        self.sync = sync
-        self.settings = settings
-        self.occupancy = occupancy  # the debouncer's stable bytearray(8), read-only here
-        self.ui = ui
-        self.journal = journal
-        self.level_names = computer.level_names() if computer is not None else ("default",)
-        self.log = log
-        self.phase = PLAYER
-        self.dirty = True
-        self.paused = False
-        self.stop = STOP_NONE
-        self.searching = WORK_NONE
-        self.ponder_hit = False
-        self.ponder_move = 0  # the player's move the engine expects (ponder on it)
-        self.ponder_tried = False
-        self.ponder_outcome = None  # a ponder search that finished before the player moved
-        self.ponder_hits = 0
-        self.ponder_misses = 0
-        self.hint_wanted = False
-        self.hint_move = 0
-        self.shown_move = 0
-        self.shown_san = ""
-        self.expected_reply = 0  # the computer's predicted reply to its shown move
-        self.promo_move = 0
-        self.promo_kind = 5
-        self.promo_deadline = 0
-        self.menu = _ui.MENU_NONE
-        self.menu_index = 0
-        self.menu_deadline = 0
-        self.message = ""
-        self.message_deadline = 0
-        self.targets = ()
-        self.errors_shown = False
-        self.err_clear = bytearray(8)
-        self.err_fill = bytearray(8)
-        self.reappear = bytearray(8)
-        self.verify_since = -1
-        self.score_cp = None
-        self.mate_in = None
-        self.depth = 0
-        self.bad_searches = 0
-        self.resign_declined = False
-        self.journal_ok = journal is not None
-        self.saved_side = 8  # the computer's side before two-player mode
-        self._expected = bytearray(8)
-        self.stats_ok = journal is not None
-        self.stats_page = 0
         self._acting = 0  # nesting depth of _act (the actions module stays loaded until 0)
-        self.counted = -1  # the outcome this game added to the statistics (-1 none)
-        self.counted_level = 0
-        self.nodes = 0
-        self.pv_text = ""
-        self.clock = None  # features on demand (see the module docstring)
-        self.clock_key = -1
-        self.clock_text = ""
-        self.clock_restore = None  # a journal clock record waiting for its clock
-        self.touch = None
-        self.trainer = None
-        self.trainer_seed = 0
+        self._act("init", game, sync, settings, occupancy, ui, journal, computer, log)
 
     # ---- helpers --------------------------------------------------------------------------
     def level_name(self, index):

@@ -2,9 +2,61 @@
 computer for a board (build), show the hardware faults, first scan and resume from the
 journal (boot_app). Nothing here stays on the heap while the game runs.
 """
-from firmware.compat import ticks_diff
+from firmware.compat import const, ticks_diff
 from firmware.compat import ticks_ms as _ticks_ms
 from firmware.app import GC_THRESHOLD_BYTES, App, StdinReader, make_searcher
+
+_MIN_POLL_NODES = const(1)  # app's
+_UNEXPLAINED_MS = const(3000)
+_DEFAULT_GAME_PLIES = const(600)  # game.DEFAULT_GAME_PLIES
+
+
+def init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settings, start_fen, seed, log,
+             poll_target_ms, sensor_log, collect):
+    """App.__init__ (see there)."""
+    from firmware.controller.board_sync import BoardSync
+    from firmware.controller.computer import Computer
+    from firmware.controller.flow import Controller
+    from firmware.controller.game import Game
+    from firmware.controller.settings import Settings
+    from firmware.controller.ui import Ui
+
+    cfg = hw.config
+    self.hw = hw
+    self.config = cfg
+    self.sensors = hw.sensors
+    self.buttons = hw.buttons
+    self.button_names = hw.buttons.names
+    self.debouncer = hw.make_debouncer()
+    self.raw = bytearray(8)
+    self.sync = BoardSync(stable_ms=cfg["stable_ms"], unexplained_ms=cfg.get("unexplained_ms", _UNEXPLAINED_MS))
+    self.game = Game(cfg.get("game_plies") or _DEFAULT_GAME_PLIES)
+    self.searcher = searcher
+    self.computer = Computer(searcher, book, seed)
+    self.settings = settings.copy() if settings is not None else Settings(level=self.computer.default_level())
+    self.ui = Ui(hw.leds, hw.buzzer, hw.display, getattr(hw, "status", None))
+    self.journal = journal
+    self._chord = 0  # buttons whose next event belongs to a two-button "clock" chord
+    self.log = log
+    self.sensor_log = sensor_log
+    self.controller = Controller(self.game, self.sync, self.settings, self.debouncer.stable, self.ui,
+                                 journal, self.computer, log)
+    self.ticks_ms = ticks_ms if ticks_ms is not None else _ticks_ms
+    self.console_in = console
+    self.write = write if write is not None else print
+    self.fed = None  # the console-fed board (features/console.py "feed"), else None
+    self.node_cap = 0  # console "nodes N": every search stops after N nodes (0: off)
+    self.start_fen = start_fen
+    self.now = 0
+    self.work_nodes = 0
+    self._seen_nodes = 0
+    self.max_poll_nodes = searcher.poll_nodes
+    self.poll_target_ms = poll_target_ms
+    if poll_target_ms:
+        searcher.poll_nodes = _MIN_POLL_NODES  # start responsive; fast chips ramp up quickly
+    self._last_poll_ms = 0
+    self.searches = 0
+    self.collect = collect
 
 
 def boot_app(self, now_ms):
