@@ -397,67 +397,8 @@ class Controller:
 
     # ---- buttons ----------------------------------------------------------------------------
     def on_button(self, name, kind, now_ms):
-        if self.message:
-            self.message = ""
-            self.dirty = True
-        if self.menu != _ui.MENU_NONE and self._menu_button(name, kind, now_ms):
-            return
-        phase = self.phase
-        if phase == PROMOTE and self._promote_button(name, kind, now_ms):
-            return
-        if phase == OFFER and name in ("new", "move", "ok"):
-            if name == "new":
-                self.game.resign(self.settings.computer_side & 8)
-                self._journal("record_end", self.game.result, self.game.reason)
-                self._count_end()
-                self.new_game(now_ms)
-            else:
-                self.resign_declined = True
-                self._show_computer_move(self.shown_move, now_ms)
-            return
-        if self.trainer is not None and (name == "mode" or name == "move" and (kind == _LONG or phase == PLAYER)):
-            self.ui.beep("error")  # the trainer's sides are fixed
-            return
-        if name == "new":
-            if self.trainer is not None:
-                self.trainer.start(self, now_ms, kind == _LONG)
-            else:
-                self.new_game(now_ms, swap_sides=kind == _LONG)
-        elif name == "level":
-            self.menu = _ui.MENU_OPTIONS if kind == _LONG else _ui.MENU_LEVEL
-            self.menu_index = 0
-            self.menu_deadline = ticks_add(now_ms, _MENU_MS)
-            self.dirty = True
-            self.ui.beep("click")
-        elif name == "mode" and kind == _LONG:
-            self.menu = _ui.MENU_OPTIONS
-            self.menu_index = 0
-            self.menu_deadline = ticks_add(now_ms, _MENU_MS)
-            self.dirty = True
-        elif name == "takeback":
-            if kind == _LONG:
-                self._verify(now_ms)
-            else:
-                self._takeback(now_ms)
-        elif name == "setup":
-            self._verify(now_ms)
-        elif name == "hint":
-            if kind == _LONG:
-                self._claim_draw(now_ms)
-            else:
-                self._hint(now_ms)
-        elif name == "move":
-            if kind == _LONG:
-                self._toggle_two_player(now_ms)
-            else:
-                self._move_button(now_ms)
-        elif name == "mode":
-            self._toggle_two_player(now_ms)
-        elif name == "clock" or name == "ok" and self.clock is not None:
-            if self.clock is None or self.game.over:
-                self.ui.beep("error")
-            else:
-                self.clock.button(self, now_ms)
+        """A button press (SHORT / LONG): features/actions.py, loaded for it."""
+        return self._act("on_button", name, kind, now_ms)
 
     def _menu_button(self, name, kind, now_ms):
         """Handle a press while a menu is open; False lets the press act normally.
@@ -467,21 +408,6 @@ class Controller:
     def _close_menu(self, now_ms):
         """Close the open menu, save the settings, start or leave the trainer: features/actions.py."""
         return self._act("close_menu", now_ms)
-
-    def _promote_button(self, name, kind, now_ms):
-        if name in ("level", "hint"):
-            i = 0
-            while _PROMO_CYCLE[i] != self.promo_kind:
-                i += 1
-            self.promo_kind = _PROMO_CYCLE[(i + 1) % 4]
-            self.promo_deadline = ticks_add(now_ms, _PROMOTE_MS)
-            self.dirty = True
-            self.ui.beep("click")
-            return True
-        if name in ("move", "ok"):
-            self._finish_promotion(now_ms)
-            return True
-        return False
 
     def _verify(self, now_ms):
         """Check the board against the game (features/actions.py)."""
@@ -494,21 +420,6 @@ class Controller:
     def _claim_draw(self, now_ms):
         """Claim a draw by repetition or the 50-move rule (features/actions.py)."""
         return self._act("claim_draw", now_ms)
-
-    def _move_button(self, now_ms):
-        phase = self.phase
-        if phase == THINKING and self.searching == WORK_THINK:
-            self.stop = STOP_USE
-        elif phase == PLAYER and not self.game.over:
-            self._abort_search()
-            self.settings.computer_side = self.game.position.stm
-            self._journal("record_settings", self.settings.to_bytes())
-            self.paused = False
-            self._clear_overlays()
-            self.phase = THINKING
-            self.dirty = True
-        else:
-            self.ui.beep("error")
 
     def _toggle_two_player(self, now_ms):
         """Two players on the board / the computer plays again (features/actions.py)."""

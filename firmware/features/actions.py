@@ -6,7 +6,7 @@ boot. Each takes the Controller as `self` (the code was its methods).
 """
 from firmware.compat import const, ticks_add
 from firmware.controller import ui as _ui
-from firmware.controller.flow import STOP_NONE, WORK_NONE
+from firmware.controller.flow import STOP_NONE, STOP_USE, WORK_NONE, WORK_THINK
 from firmware.controller.game import RESULT_DRAW
 from firmware.controller.settings import NOBODY, SETS
 from firmware.engine import rules
@@ -16,6 +16,8 @@ from firmware.features import load
 
 _MENU_MS = const(6000)  # flow._MENU_MS
 _LONG = const(2)  # io.buttons.LONG
+_PROMOTE_MS = const(5000)  # flow._PROMOTE_MS
+_PROMO_CYCLE = b"\x05\x04\x03\x02"  # queen, rook, bishop, knight
 _T_RUN = const(2)  # features.trainer states
 _T_DONE = const(3)
 _WIN = const(0)  # features.stats outcomes
@@ -88,7 +90,7 @@ def takeback(self, now_ms, physical=False):
     move = self.game.last_move()
     captured = pos.hist_captured[pos.ply - 1]
     if self.game.over:
-        self._uncount()
+        uncount(self)
     if self.clock is not None:
         self.clock.undo(pos.stm ^ 8)
     self.game.pop()
@@ -126,7 +128,7 @@ def claim_draw(self, now_ms):
         self.ui.beep("error")
         return
     self.game.finish(RESULT_DRAW, reason)
-    self._game_over(now_ms)
+    game_over(self, now_ms)
 
 
 def toggle_two_player(self, now_ms):
@@ -184,12 +186,12 @@ def menu_button(self, name, kind, now_ms):
     elif level_menu and name == "takeback":
         s.level = (s.level - 1) % count
     elif name in ("ok", "move"):
-        self._close_menu(now_ms)
+        close_menu(self, now_ms)
     elif level_menu and name == "level":
         self.menu = _ui.MENU_OPTIONS
         self.menu_index = 0
     else:
-        self._close_menu(now_ms)
+        close_menu(self, now_ms)
         return False
     self.ui.beep("click")
     return True
@@ -204,17 +206,17 @@ def close_menu(self, now_ms):
         t = self.trainer
         want = self.settings.trainer
         if want and (t is None or t.set_index != want - 1):
-            self._trainer_begin(now_ms)
+            trainer_begin(self, now_ms)
         elif not want and t is not None:
             self.trainer = None
-            self.new_game(now_ms)
+            new_game(self, now_ms)
         self._want_touch()
         self.tidy()
 
 
 def game_over(self, now_ms):
     self._journal("record_end", self.game.result, self.game.reason)
-    self._count_end()
+    count_end(self)
     self._abort_search()
     self.pv_text = ""
     self.phase = OVER
@@ -271,7 +273,7 @@ def stats_call(self, name, *args):
 
 
 def stats_lines(self):
-    lines = self.stats_call("lines", self.level_names, SETS)
+    lines = stats_call(self, "lines", self.level_names, SETS)
     return ["no statistics"] if lines is None else lines
 
 
@@ -294,13 +296,13 @@ def count_end(self):
         outcome = _LOSS
     self.counted = outcome
     self.counted_level = self.settings.level
-    self.stats_call("record_game", self.settings.level, outcome)
+    stats_call(self, "record_game", self.settings.level, outcome)
 
 
 def uncount(self):
     """A finished game was taken back: it is not over after all."""
     if self.counted >= 0:
-        self.stats_call("record_game", self.counted_level, self.counted, -1)
+        stats_call(self, "record_game", self.counted_level, self.counted, -1)
         self.counted = -1
     t = self.trainer
     if t is not None and t.state == _T_DONE:
@@ -370,3 +372,99 @@ def init(self, game, sync, settings, occupancy, ui, journal, computer, log):
     self.touch = None
     self.trainer = None
     self.trainer_seed = 0
+
+
+def on_button(self, name, kind, now_ms):
+    if self.message:
+        self.message = ""
+        self.dirty = True
+    if self.menu != _ui.MENU_NONE and menu_button(self, name, kind, now_ms):
+        return
+    phase = self.phase
+    if phase == PROMOTE and promote_button(self, name, kind, now_ms):
+        return
+    if phase == OFFER and name in ("new", "move", "ok"):
+        if name == "new":
+            self.game.resign(self.settings.computer_side & 8)
+            self._journal("record_end", self.game.result, self.game.reason)
+            count_end(self)
+            new_game(self, now_ms)
+        else:
+            self.resign_declined = True
+            self._show_computer_move(self.shown_move, now_ms)
+        return
+    if self.trainer is not None and (name == "mode" or name == "move" and (kind == _LONG or phase == PLAYER)):
+        self.ui.beep("error")  # the trainer's sides are fixed
+        return
+    if name == "new":
+        if self.trainer is not None:
+            self.trainer.start(self, now_ms, kind == _LONG)
+        else:
+            new_game(self, now_ms, swap_sides=kind == _LONG)
+    elif name == "level":
+        self.menu = _ui.MENU_OPTIONS if kind == _LONG else _ui.MENU_LEVEL
+        self.menu_index = 0
+        self.menu_deadline = ticks_add(now_ms, _MENU_MS)
+        self.dirty = True
+        self.ui.beep("click")
+    elif name == "mode" and kind == _LONG:
+        self.menu = _ui.MENU_OPTIONS
+        self.menu_index = 0
+        self.menu_deadline = ticks_add(now_ms, _MENU_MS)
+        self.dirty = True
+    elif name == "takeback":
+        if kind == _LONG:
+            verify(self, now_ms)
+        else:
+            takeback(self, now_ms)
+    elif name == "setup":
+        verify(self, now_ms)
+    elif name == "hint":
+        if kind == _LONG:
+            claim_draw(self, now_ms)
+        else:
+            hint(self, now_ms)
+    elif name == "move":
+        if kind == _LONG:
+            toggle_two_player(self, now_ms)
+        else:
+            move_button(self, now_ms)
+    elif name == "mode":
+        toggle_two_player(self, now_ms)
+    elif name == "clock" or name == "ok" and self.clock is not None:
+        if self.clock is None or self.game.over:
+            self.ui.beep("error")
+        else:
+            self.clock.button(self, now_ms)
+
+
+def promote_button(self, name, kind, now_ms):
+    if name in ("level", "hint"):
+        i = 0
+        while _PROMO_CYCLE[i] != self.promo_kind:
+            i += 1
+        self.promo_kind = _PROMO_CYCLE[(i + 1) % 4]
+        self.promo_deadline = ticks_add(now_ms, _PROMOTE_MS)
+        self.dirty = True
+        self.ui.beep("click")
+        return True
+    if name in ("move", "ok"):
+        self._finish_promotion(now_ms)
+        return True
+    return False
+
+
+def move_button(self, now_ms):
+    phase = self.phase
+    if phase == THINKING and self.searching == WORK_THINK:
+        self.stop = STOP_USE
+    elif phase == PLAYER and not self.game.over:
+        self._abort_search()
+        self.settings.computer_side = self.game.position.stm
+        self._journal("record_settings", self.settings.to_bytes())
+        self.paused = False
+        self._clear_overlays()
+        self.phase = THINKING
+        self.dirty = True
+    else:
+        self.ui.beep("error")
