@@ -400,30 +400,9 @@ class Controller:
         """A button press (SHORT / LONG): features/actions.py, loaded for it."""
         return self._act("on_button", name, kind, now_ms)
 
-    def _menu_button(self, name, kind, now_ms):
-        """Handle a press while a menu is open; False lets the press act normally.
-        features/actions.py."""
-        return self._act("menu_button", name, kind, now_ms)
-
     def _close_menu(self, now_ms):
         """Close the open menu, save the settings, start or leave the trainer: features/actions.py."""
         return self._act("close_menu", now_ms)
-
-    def _verify(self, now_ms):
-        """Check the board against the game (features/actions.py)."""
-        return self._act("verify", now_ms)
-
-    def _hint(self, now_ms):
-        """Show a hint: a short search for the player (features/actions.py)."""
-        return self._act("hint", now_ms)
-
-    def _claim_draw(self, now_ms):
-        """Claim a draw by repetition or the 50-move rule (features/actions.py)."""
-        return self._act("claim_draw", now_ms)
-
-    def _toggle_two_player(self, now_ms):
-        """Two players on the board / the computer plays again (features/actions.py)."""
-        return self._act("toggle_two_player", now_ms)
 
     # ---- time ---------------------------------------------------------------------------------
     def tick(self, now_ms):
@@ -611,10 +590,6 @@ class Controller:
             clock.cap(limits, state, side)
         return limits
 
-    def _trainer_begin(self, now_ms, swap=False):
-        """Start the mate trainer (features/actions.py)."""
-        return self._act("trainer_begin", now_ms, swap)
-
     def leave_trainer(self, now_ms):
         """Normal play again (the caller starts the next game): features/actions.py."""
         return self._act("leave_trainer", now_ms)
@@ -628,14 +603,6 @@ class Controller:
     def stats_lines(self):
         """The statistics as display lines (features/actions.py)."""
         return self._act("stats_lines")
-
-    def _count_end(self):
-        """The game ended: count it (features/actions.py)."""
-        return self._act("count_end")
-
-    def _uncount(self):
-        """A finished game was taken back: it is not over after all (features/actions.py)."""
-        return self._act("uncount")
 
     # ---- evaluation display -------------------------------------------------------------------
     def search_info(self, score_cp, mate_in, depth, nodes=0, pv=None):
