@@ -512,13 +512,6 @@ class Controller:
         self.dirty = True
         self.ui.beep("confirm")
 
-    def set_level(self, index):
-        if not 0 <= index < len(self.level_names):
-            raise ValueError("level must be 0..%d" % (len(self.level_names) - 1))
-        self.settings.level = index
-        self._journal("record_settings", self.settings.to_bytes())
-        self.dirty = True
-
     # ---- features on demand --------------------------------------------------------------------
     def tidy(self):
         """Drop the feature modules nothing holds (the garbage collector frees them)."""
@@ -635,7 +628,3 @@ class Controller:
         for _ in range(made):
             pos.unmake()
         return " ".join(words)
-
-    # ---- console --------------------------------------------------------------------------------
-    def status_line(self):
-        return "%s ply %d %s" % (_ui.PHASE_NAMES[self.phase], self.game.ply, self.game.result)

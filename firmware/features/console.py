@@ -28,6 +28,7 @@ Fed sensor changes go through the same path as the pins: the debouncer and the b
 see them (a fed game is a real game, with the debounce and settle times).
 """
 from firmware.compat import const
+from firmware.controller.ui import PHASE_NAMES
 
 _PATTERNS = ("off", "on", "blink", "blink-fast")
 _FILES = "abcdefgh"
@@ -100,7 +101,8 @@ def _moves(app, args, now_ms):
 
 def _status(app, args, now_ms):
     _no_args(args)
-    app.write(app.controller.status_line())
+    c = app.controller
+    app.write("%s ply %d %s" % (PHASE_NAMES[c.phase], c.game.ply, c.game.result))
 
 
 def _settings(app, args, now_ms):
@@ -160,7 +162,9 @@ def _level(app, args, now_ms):
     n = _number(args, usage)
     if not 1 <= n <= len(c.level_names):
         raise ConsoleError("usage: " + usage)
-    c.set_level(n - 1)
+    c.settings.level = n - 1
+    c._journal("record_settings", c.settings.to_bytes())
+    c.dirty = True
     app.write("level %d: %s" % (n, c.level_name(n - 1)))
 
 
