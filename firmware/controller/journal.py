@@ -86,31 +86,21 @@ def encode_move(move):
 
 
 def _rare(name, journal, *args):
-    """Run the read side (load, games) or the archiving of features/journal_rare.py: loaded
-    for it and released after; record_* (every move) stay here."""
+    """Run the read side (load, games), a new game or the archiving of
+    features/journal_rare.py: loaded for it and released after (when the outermost such call
+    returns); record_* (every move) stay here."""
     from firmware import features
 
+    _depth[0] += 1
     try:
         return getattr(features.load("journal_rare"), name)(journal, *args)
     finally:
-        features.drop("journal_rare")
+        _depth[0] -= 1
+        if not _depth[0]:
+            features.drop("journal_rare")
 
 
-class SavedGame:
-    """What load() found: `settings` (bytes or None), `start_fen`, `moves` (engine ints, all
-    legal), `result` ("*" if ongoing), `reason`, `game_id`, `clock` (the last clock record's
-    bytes, or None), `repaired` (a torn tail or unfinished rewrite was cleaned up)."""
-
-    def __init__(self):
-        self.settings = None  # type: bytes | None
-        self.clock = None  # type: bytes | None
-        self.start_fen = START_FEN
-        self.moves = []
-        self.result = "*"
-        self.reason = 0
-        self.game_id = 0
-        self.repaired = False
-        self.found = False
+_depth = bytearray(1)  # nesting of _rare calls
 
 
 class Journal:
@@ -147,43 +137,14 @@ class Journal:
         reading code is features/journal_rare.py, loaded for it."""
         return _rare("load", self)
 
-    def _game_bytes(self, state):
-        out = encode_record(T_HEADER, _FORMAT)
-        if state.settings is not None:
-            out += encode_record(T_SETTINGS, state.settings)
-        if state.found:
-            fen_bytes = b"" if state.start_fen == START_FEN else state.start_fen.encode()
-            out += encode_record(T_NEW, bytes((state.game_id >> 8, state.game_id & 0xFF)) + fen_bytes)
-            for m in state.moves:
-                out += encode_record(T_MOVE, encode_move(m))
-            if state.clock is not None:
-                out += encode_record(T_CLOCK, state.clock)
-            if state.result != "*":
-                out += encode_record(T_END, bytes((RESULTS.index(state.result), state.reason)))
-        return out
-
-    def _compact(self):
-        self._rewrite(self._name(GAME_FILE), self._game_bytes(self._state))
-
     def _ensure_loaded(self):
         if self._state is None:
             self.load()
 
     def start_game(self, settings_bytes, start_fen=None):
         """Archive the current game (if it has moves) and start a new one from `start_fen`
-        (None = the initial position), rewriting game.jnl atomically."""
-        self._ensure_loaded()
-        old = self._state
-        if old.found and old.moves:
-            self._archive(old)
-        state = SavedGame()
-        state.settings = settings_bytes if settings_bytes is not None else old.settings
-        state.start_fen = start_fen if start_fen else START_FEN
-        state.found = True
-        state.game_id = (old.game_id + 1) & 0xFFFF
-        self._rewrite(self._name(GAME_FILE), self._game_bytes(state))
-        self._state = state
-        self.game_id = state.game_id
+        (None = the initial position), rewriting game.jnl atomically: features/journal_rare.py."""
+        return _rare("start_game", self, settings_bytes, start_fen)
 
     def record_move(self, move):
         self._ensure_loaded()

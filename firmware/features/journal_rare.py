@@ -1,14 +1,13 @@
 """The journal's rare side (controller/journal.py calls it through _rare, loaded for the call
-and released after): reading game.jnl at boot (load, with its repairs), archiving a finished
-game at a new game, and reading the archive (games, for statistics). Each function takes the
-Journal as `self` (the code was its methods).
+and released after): reading game.jnl at boot (load, with its repairs), a new game
+(start_game, which archives the finished one), and reading the archive (games, for
+statistics). Each function takes the Journal as `self` (the code was its methods).
 """
 from firmware.controller.journal import (
     _FORMAT,
     ARCHIVE_FILE,
     GAME_FILE,
     RESULTS,
-    SavedGame,
     T_CLOCK,
     T_END,
     T_GAME,
@@ -28,6 +27,23 @@ from firmware.engine.position import Position
 from firmware.engine.rules import legal_moves
 
 _MAGIC = const(0xA5)
+
+
+class SavedGame:
+    """What load() found: `settings` (bytes or None), `start_fen`, `moves` (engine ints, all
+    legal), `result` ("*" if ongoing), `reason`, `game_id`, `clock` (the last clock record's
+    bytes, or None), `repaired` (a torn tail or unfinished rewrite was cleaned up)."""
+
+    def __init__(self):
+        self.settings = None  # type: bytes | None
+        self.clock = None  # type: bytes | None
+        self.start_fen = START_FEN
+        self.moves = []
+        self.result = "*"
+        self.reason = 0
+        self.game_id = 0
+        self.repaired = False
+        self.found = False
 
 
 def decode_move(position, hi, lo):
@@ -147,7 +163,7 @@ def load(self):
     self._state = saved
     if not clean or compact:
         saved.repaired = saved.repaired or not clean
-        self._compact()
+        compact_game(self)
     return saved
 
 
@@ -232,3 +248,40 @@ def games(self):
         result = RESULTS[payload[2]] if payload[2] < len(RESULTS) else "*"
         out.append(ArchivedGame(game_id, fen_text, moves, result, payload[3]))
     return out
+
+
+def game_bytes(self, state):
+    out = encode_record(T_HEADER, _FORMAT)
+    if state.settings is not None:
+        out += encode_record(T_SETTINGS, state.settings)
+    if state.found:
+        fen_bytes = b"" if state.start_fen == START_FEN else state.start_fen.encode()
+        out += encode_record(T_NEW, bytes((state.game_id >> 8, state.game_id & 0xFF)) + fen_bytes)
+        for m in state.moves:
+            out += encode_record(T_MOVE, encode_move(m))
+        if state.clock is not None:
+            out += encode_record(T_CLOCK, state.clock)
+        if state.result != "*":
+            out += encode_record(T_END, bytes((RESULTS.index(state.result), state.reason)))
+    return out
+
+
+def compact_game(self):
+    self._rewrite(self._name(GAME_FILE), game_bytes(self, self._state))
+
+
+def start_game(self, settings_bytes, start_fen=None):
+    """Archive the current game (if it has moves) and start a new one from `start_fen`
+    (None = the initial position), rewriting game.jnl atomically."""
+    self._ensure_loaded()
+    old = self._state
+    if old.found and old.moves:
+        archive(self, old)
+    state = SavedGame()
+    state.settings = settings_bytes if settings_bytes is not None else old.settings
+    state.start_fen = start_fen if start_fen else START_FEN
+    state.found = True
+    state.game_id = (old.game_id + 1) & 0xFFFF
+    self._rewrite(self._name(GAME_FILE), game_bytes(self, state))
+    self._state = state
+    self.game_id = state.game_id
