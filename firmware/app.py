@@ -108,9 +108,7 @@ class App:
         while ev >= 0:
             if self.sensor_log is not None:
                 self.sensor_log.button(self.button_names[ev & 15], ev >> 4, buttons.event_ms)
-            name = self._chord_name(ev & 15)
-            if name is not None:
-                c.on_button(name, ev >> 4, now_ms)
+            c._act("button_event", self, ev, now_ms)  # chords, then on_button (features/actions.py)
             ev = buttons.pop()
         if self._chord:
             for i in range(len(self.button_names)):
@@ -134,20 +132,6 @@ class App:
             drop("console")
             drop("pgn")
             self.controller.tidy()
-
-    def _chord_name(self, index):
-        """Two buttons pressed together are the clock button: the first event of the pair
-        becomes "clock", the other button's next event is dropped. None: drop this one."""
-        bit = 1 << index
-        if self._chord & bit:
-            self._chord &= ~bit
-            return None
-        buttons = self.buttons
-        for i in range(len(self.button_names)):
-            if i != index and buttons.is_pressed(i) and not self._chord & (1 << i):
-                self._chord |= 1 << i
-                return "clock"
-        return self.button_names[index]
 
     def step(self, now_ms):
         """One main-loop pass; runs the engine to the end of a search when one is due."""

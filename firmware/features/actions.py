@@ -468,3 +468,26 @@ def move_button(self, now_ms):
         self.dirty = True
     else:
         self.ui.beep("error")
+
+
+def button_event(self, app, ev, now_ms):
+    """A button event of app.buttons (index | kind << 4): two buttons together are the clock
+    button (chord_name), then on_button."""
+    name = chord_name(app, ev & 15)
+    if name is not None:
+        self.on_button(name, ev >> 4, now_ms)  # the Controller's (a hook tests and tools replace)
+
+
+def chord_name(self, index):
+    """App: two buttons pressed together are the clock button: the first event of the pair
+    becomes "clock", the other button's next event is dropped. None: drop this one."""
+    bit = 1 << index
+    if self._chord & bit:
+        self._chord &= ~bit
+        return None
+    buttons = self.buttons
+    for i in range(len(self.button_names)):
+        if i != index and buttons.is_pressed(i) and not self._chord & (1 << i):
+            self._chord |= 1 << i
+            return "clock"
+    return self.button_names[index]
