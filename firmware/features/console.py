@@ -280,6 +280,7 @@ def _mem(app, args, now_ms):
 
     _no_args(args)
     block = max_block()
+    gc.collect()  # what is held: not max_block's probes, nor garbage waiting for gc.threshold
     free = gc.mem_free() if hasattr(gc, "mem_free") else 0
     used = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
     app.write("mem free=%d max_block=%d used=%d" % (free, block, used))
