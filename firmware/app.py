@@ -32,7 +32,7 @@ Nothing in `service` allocates while nothing happens on the board.
 clock); it is read once per pass. `work_nodes` counts every node searched so far (the
 simulator turns it into device time).
 """
-from firmware.compat import const, ticks_diff
+from firmware.compat import const, heap_figures, ticks_diff
 from firmware.compat import ticks_ms as _ticks_ms
 from firmware.engine.search import MOVE_STACK, Searcher, mate_in_moves
 
@@ -126,12 +126,15 @@ class App:
         """One console line: features/console.py is loaded for it and dropped after."""
         from firmware.features import drop, load
 
+        report_heap = False
         try:
-            load("console").handle(self, line, now_ms)
+            report_heap = load("console").handle(self, line, now_ms)
         finally:
             drop("console")
             drop("pgn")
             self.controller.tidy()
+        if report_heap:  # `mem`: the heap as the unit holds it at work, the console's code gone
+            self.write("mem free=%d max_block=%d used=%d" % heap_figures())
 
     def step(self, now_ms):
         """One main-loop pass; runs the engine to the end of a search when one is due."""

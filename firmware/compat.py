@@ -16,6 +16,8 @@ and never branches on the interpreter itself.
   stand-in whose `native` and `viper` return the function unchanged.
 - `stack_use()`: bytes of C stack in use (MicroPython; on a board, counted from the top of
   the stack); 0 on CPython.
+- `heap_figures()`: (free, largest free block, used) bytes of the heap after a collection;
+  (0, 0, 0) on CPython. For the console's `mem`.
 - `IS_MICROPYTHON`: for tests and diagnostics only, never for logic.
 """
 import sys
@@ -67,3 +69,27 @@ else:  # CPython: emulate MicroPython's wrapping 30-bit ticks
 
     def ticks_diff(end, start):
         return ((end - start + _TICKS_HALF) & _TICKS_MAX) - _TICKS_HALF
+
+
+def heap_figures():
+    """(free, largest free block, used) in bytes after a collection, (0, 0, 0) on CPython. The
+    largest block is probed by allocating (halving the gap to 16 bytes); the probes are
+    collected before free and used are read, so those say what is held."""
+    import gc
+
+    if not hasattr(gc, "mem_free"):
+        return 0, 0, 0
+    gc.collect()
+    lo = 0
+    hi = gc.mem_free()
+    while hi - lo > 16:
+        mid = (lo + hi) // 2
+        try:
+            probe = bytearray(mid)
+            probe = None
+            lo = mid
+        except MemoryError:
+            hi = mid
+    probe = None
+    gc.collect()
+    return gc.mem_free(), lo, gc.mem_alloc()

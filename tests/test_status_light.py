@@ -148,3 +148,11 @@ def test_status_light_in_a_game():
     assert s3.electronics.status_light() == 1  # one LED on a pin, lit: your move
     s3.press("new")  # the board is already set up: verify, then play
     assert light(s3)[1] in ("blink-fast", "on")
+
+
+def test_ui_status_colours_agree_with_the_status_light():
+    """ui.py folds the status light's colours into its bytecode instead of importing io.status."""
+    from firmware.controller import ui
+
+    assert (ui._WHITE, ui._BLUE, ui._YELLOW, ui._GREEN, ui._RED, ui._PULSE) == (
+        S.WHITE, S.BLUE, S.YELLOW, S.GREEN, S.RED, S.PULSE)

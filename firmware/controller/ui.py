@@ -40,9 +40,17 @@ from firmware.compat import const
 from firmware.engine.constants import from_sq64, square_name, to_sq64
 from firmware.engine.notation import uci
 from firmware.features import load
-from firmware.io import status as _status
 from firmware.io.buzzer import PATTERNS
 from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, HINT, INFO, MOVE, OFF, ON
+
+# The status light's colours and its pulse mode (firmware/io/status.py; tests/test_status_light.py
+# checks they agree): folded into the bytecode, so that module is not loaded for six numbers.
+_WHITE = const(0)
+_BLUE = const(1)
+_YELLOW = const(2)
+_GREEN = const(3)
+_RED = const(4)
+_PULSE = const(4)
 
 # Phases of the controller (flow.py imports these; kept here so ui needs no import of flow).
 PLAYER = const(0)
@@ -232,16 +240,16 @@ def status_of(c):
     """(colour, mode) of the status light for controller `c` (see the module docstring)."""
     phase = c.phase
     if c.errors_shown:
-        return _status.RED, BLINK_FAST
+        return _RED, BLINK_FAST
     if phase == VERIFY or phase == SETUP:
-        return _status.YELLOW, BLINK_FAST
+        return _YELLOW, BLINK_FAST
     if phase == THINKING and not c.paused or c.hint_wanted:
-        return _status.YELLOW, _status.PULSE
+        return _YELLOW, _PULSE
     if phase == SHOWING or phase == OFFER:
-        return _status.GREEN, BLINK_SLOW
+        return _GREEN, BLINK_SLOW
     if phase == OVER:
-        return _status.WHITE, OFF
-    return (_status.WHITE if c.game.position.stm == 0 else _status.BLUE), ON
+        return _WHITE, OFF
+    return (_WHITE if c.game.position.stm == 0 else _BLUE), ON
 
 
 class Ui:

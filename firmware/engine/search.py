@@ -148,7 +148,7 @@ class Searcher:
         _init_eval()
         self.tt = TranspositionTable(tt_entries)
         ec = 256
-        while ec * 2 <= self.tt.size // 4 and ec < _ECACHE_MAX:
+        while ec * 2 <= self.tt.size // 8 and ec < _ECACHE_MAX:  # an eighth of the TT slots
             ec *= 2
         self.ec_mask = ec - 1
         self.ec_key = array("i", bytes(4 * ec))

@@ -60,6 +60,8 @@ class ConsoleError(ValueError):
 
 
 def handle(app, line, now_ms=0):
+    """Carry out one console line; returns True when the App is to answer `mem` itself after
+    dropping this module, else None."""
     words = line.split()
     if not words:
         return
@@ -68,7 +70,7 @@ def handle(app, line, now_ms=0):
         fn = _COMMANDS.get(cmd)
         if fn is None:
             raise ConsoleError("unknown command %r (try help)" % cmd)
-        fn(app, words[1:], now_ms)
+        return fn(app, words[1:], now_ms)
     except (ValueError, OSError) as exc:
         app.write("error: %s" % (exc,))
 
@@ -252,38 +254,11 @@ def _lit(app, args, now_ms):
     app.write(" ".join(words) if len(words) > 1 else "lit -")
 
 
-def max_block():
-    """The largest block the heap can give now, in bytes (probed by allocating; 0 where the
-    interpreter does not report its heap, e.g. CPython)."""
-    import gc
-
-    if not hasattr(gc, "mem_free"):
-        return 0
-    gc.collect()
-    lo = 0
-    hi = gc.mem_free()
-    while hi - lo > 16:
-        mid = (lo + hi) // 2
-        try:
-            b = bytearray(mid)
-            b = None
-            lo = mid
-        except MemoryError:
-            hi = mid
-    b = None
-    gc.collect()
-    return lo
-
-
 def _mem(app, args, now_ms):
-    import gc
-
+    """Answered by the App once this module is dropped (App.command): the figures are then
+    those of the unit at work, not of the unit with its console code loaded."""
     _no_args(args)
-    block = max_block()
-    gc.collect()  # what is held: not max_block's probes, nor garbage waiting for gc.threshold
-    free = gc.mem_free() if hasattr(gc, "mem_free") else 0
-    used = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
-    app.write("mem free=%d max_block=%d used=%d" % (free, block, used))
+    return True
 
 
 def _nodes(app, args, now_ms):
