@@ -15,6 +15,8 @@ CONFIG.update({
     "tt_entries": 8192,
     "stack_bytes": 12288,  # the C stack the search shares with the controller (rp2 port: 8 KB plus 4 KB extra on the RP2350)
     "poll_nodes": 128,
+    "game_plies": 600,  # the Pico's 300 and 768 are for its smaller heap
+    "move_stack": 2048,
 })
 
 
