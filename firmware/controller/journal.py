@@ -104,8 +104,11 @@ _depth = bytearray(1)  # nesting of _rare calls
 
 
 class Journal:
-    def __init__(self, path="", open_fn=None, fs=None, max_games=10):
+    def __init__(self, path="", open_fn=None, fs=None, max_games=10, plies=0):
+        """`plies`: room of the positions a saved game is replayed into (the game record's
+        capacity, so a board's boot allocates no more than its game; 0: Position's default)."""
         self.files = FlashFiles(path, open_fn, fs)
+        self.plies = plies
         self._open = self.files.open
         self._fs = self.files.fs
         self.open_fn = self._open  # for other files beside the journal (statistics)

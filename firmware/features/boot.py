@@ -11,6 +11,11 @@ _UNEXPLAINED_MS = const(3000)
 _DEFAULT_GAME_PLIES = const(600)  # game.DEFAULT_GAME_PLIES
 
 
+def _game_plies(cfg):
+    """The board config's game record size (plies)."""
+    return cfg.get("game_plies") or _DEFAULT_GAME_PLIES
+
+
 def init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settings, start_fen, seed, log,
              poll_target_ms, sensor_log, collect):
     """App.__init__ (see there)."""
@@ -30,7 +35,7 @@ def init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settin
     self.debouncer = hw.make_debouncer()
     self.raw = bytearray(8)
     self.sync = BoardSync(stable_ms=cfg["stable_ms"], unexplained_ms=cfg.get("unexplained_ms", _UNEXPLAINED_MS))
-    self.game = Game(cfg.get("game_plies") or _DEFAULT_GAME_PLIES)
+    self.game = Game(_game_plies(cfg))
     self.searcher = searcher
     self.computer = Computer(searcher, book, seed)
     self.settings = settings.copy() if settings is not None else Settings(level=self.computer.default_level())
@@ -156,7 +161,7 @@ def build(board_module, journal_path="/", book_path=None, sensor_log_path=None):
 
     del sys.modules["firmware.engine.book"]  # the Computer imports it per lookup, then drops it
     del sys.modules["firmware.engine"].book
-    journal = Journal(journal_path)
+    journal = Journal(journal_path, plies=_game_plies(cfg) + 8)  # replayed into the game's room
     try:
         console = StdinReader()
     except (ImportError, OSError, AttributeError):

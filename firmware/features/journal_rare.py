@@ -46,6 +46,12 @@ class SavedGame:
         self.found = False
 
 
+def replay_position(self, fen_text):
+    """A Position to replay a saved game into: the journal's `plies` of room (the game
+    record's), else Position's default."""
+    return Position(fen_text, self.plies) if self.plies else Position(fen_text)
+
+
 def decode_move(position, hi, lo):
     """The legal move of `position` that 2 stored bytes name, or 0."""
     v = hi << 8 | lo
@@ -120,7 +126,7 @@ def load(self):
             elif rtype == T_NEW:
                 fen_text = str(payload[2:], "ascii") if len(payload) > 2 else START_FEN
                 try:
-                    pos = Position(fen_text)
+                    pos = replay_position(self, fen_text)
                 except ValueError:
                     clean = False
                     break
@@ -136,7 +142,7 @@ def load(self):
                 break
             elif rtype == T_MOVE and len(payload) == 2 and saved.result == "*":
                 move = decode_move(pos, payload[0], payload[1])
-                if not move:
+                if not move or pos.ply + 1 >= pos.capacity:  # (a record longer than the game's room)
                     clean = False
                     break
                 pos.make(move)
@@ -233,14 +239,14 @@ def games(self):
         n = payload[4]
         fen_text = str(payload[5:5 + n], "ascii") if n else START_FEN
         try:
-            pos = Position(fen_text)
+            pos = replay_position(self, fen_text)
         except ValueError:
             continue
         moves = []
         i = 5 + n
         while i + 1 < len(payload):
             m = decode_move(pos, payload[i], payload[i + 1])
-            if not m:
+            if not m or pos.ply + 1 >= pos.capacity:
                 break
             pos.make(m)
             moves.append(m)
