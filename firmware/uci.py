@@ -283,12 +283,7 @@ class UciSession:
         and the holes a new, longer one leaves each move.)"""
         text = _text(args)
         words = _words(text)
-        head = []
-        for word in words:
-            if word == "moves":
-                break
-            head.append(word)
-        head = " ".join(head)
+        head = " ".join(_head(words))
         done = _extend(self.position, words) if head == self.head else 0
         if done == 1:
             return
@@ -666,6 +661,16 @@ def _extend(position, words):
     return 0  # (a mismatch is found before any move is made)
 
 
+def _head(words):
+    """The words of a `position` command before "moves" (startpos, or fen and its fields)."""
+    head = []
+    for word in words:
+        if word == "moves":
+            break
+        head.append(word)
+    return head
+
+
 def parse_position(args, max_moves=-1):
     """Arguments of a `position` command (the text after the word, or its words as a list)
     -> a new Position (with only the first `max_moves` moves if that is >= 0). Raises
@@ -673,11 +678,7 @@ def parse_position(args, max_moves=-1):
     are read and made one at a time."""
     text = _text(args)
     words = _words(text)
-    head = []
-    for word in words:
-        if word == "moves":
-            break
-        head.append(word)
+    head = _head(words)
     if not head:
         raise UciError("usage: position startpos|fen <FEN> [moves ...]")
     if head[0] == "startpos":
