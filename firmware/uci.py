@@ -294,7 +294,9 @@ class UciSession:
             except MemoryError:
                 pass
             ply = self.position.ply
-            self.position = None  # the new one in the room of the old one
+            self.position = None  # the new one in the room of the old one (the searcher's
+            if self.searcher is not None:  # reference to it from the last search goes too)
+                self.searcher.pos = None
             try:
                 self.position = parse_position(text)
             except (ValueError, MemoryError):

@@ -113,3 +113,33 @@ def test_a_longer_game_than_the_position_holds_is_rebuilt_and_an_error_restores_
     assert fen(session.position) == kept and session.position.ply == 5
     session.handle("position startpos moves " + " ".join(game))
     assert session.position.ply == 6 and len(out) == 1
+
+
+def test_when_the_longer_position_does_not_fit_beside_the_old_the_old_is_let_go_everywhere(monkeypatch):
+    """On a board's heap the longer Position may fit only in the room of the old one. Then
+    nothing may keep the old one alive: the searcher's reference from the last search was
+    what broke a 128 KB UCI game at ply 146 (test_uci_small_heap)."""
+    import firmware.uci as uci_module
+
+    session, out = _session()
+    game = ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6"]
+    session.handle("position startpos moves " + " ".join(game[:3]))
+    session.handle("go depth 1")
+    session.position = old = _position(game[:3], 3 + 79)
+    session.searcher.pos = old  # as the last search left it
+    real = uci_module.parse_position
+    seen = []
+
+    def parse_position(args, max_moves=-1):
+        # the first try (the old Position still held) runs out of memory; the second sees
+        # what the session and its searcher still hold
+        seen.append((session.position, session.searcher.pos))
+        if len(seen) == 1:
+            raise MemoryError
+        return real(args, max_moves)
+
+    monkeypatch.setattr(uci_module, "parse_position", parse_position)
+    session.handle("position startpos moves " + " ".join(game[:4]))
+    assert seen[0] == (old, old)
+    assert seen[1] == (None, None)
+    assert session.position.ply == 4 and not out[-1].startswith("info string error")
