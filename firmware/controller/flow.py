@@ -411,6 +411,8 @@ class Controller:
         self._run_clock(now_ms)
         if self.trainer is not None:
             self.trainer.poll(self, now_ms)
+        if self.online is not None:
+            self.online.poll(self, now_ms)
         if self.phase == PROMOTE and ticks_diff(now_ms, self.promo_deadline) >= 0:
             self._finish_promotion(now_ms)
         if self.message and ticks_diff(now_ms, self.message_deadline) >= 0:
@@ -433,7 +435,7 @@ class Controller:
             return WORK_NONE
         phase = self.phase
         if phase == THINKING and not self.paused:
-            return WORK_THINK
+            return WORK_THINK if self.online is None else WORK_NONE  # online: the opponent's move comes from the net
         if phase == PLAYER:
             if self.hint_wanted:
                 return WORK_HINT
@@ -524,6 +526,8 @@ class Controller:
             drop("touch")
         if self.clock is None:
             drop("clock")
+        if self.online is None:
+            drop("online")
 
     def _want_touch(self):
         """Touch-move loaded while its setting is on."""
@@ -545,6 +549,8 @@ class Controller:
             self.touch.clear()
         if self.trainer is not None:
             self.trainer.after(self, by_computer)
+        if self.online is not None:
+            self.online.after(self, by_computer)
 
     def _run_clock(self, now_ms):
         """Every pass: the clock of the settings' preset or of a clock level (none in the

@@ -6,7 +6,7 @@ left, so it costs no RAM the rest of the time (ARCHITECTURE.md, "Resident core")
                                   # collector frees it once nothing holds its objects
 
 The controller (controller/flow.py) holds a feature's object while it is in use (`clock`,
-`touch`, `trainer` or None) and calls a few hook methods on it; `Controller.tidy()` drops the
+`touch`, `trainer`, `online` or None) and calls a few hook methods on it; `Controller.tidy()` drops the
 modules nothing holds. Never drop a module whose objects are still in use: the next load
 would import a second copy.
 """

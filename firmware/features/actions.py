@@ -372,6 +372,7 @@ def init(self, game, sync, settings, occupancy, ui, journal, computer, log):
     self.touch = None
     self.trainer = None
     self.trainer_seed = 0
+    self.online = None  # features.online's game while playing online (its side is the computer's)
 
 
 def on_button(self, name, kind, now_ms):

@@ -23,6 +23,7 @@ answer "error: ..." and change nothing.
     lit                  "lit e2:on e4:blink ..." every lit square, a1..h8 order, or "lit -"
     mem                  "mem free=<bytes> max_block=<bytes> used=<bytes>" (0 on CPython)
     nodes N              every search stops after N nodes (0: no cap) -> ok
+    online ...           online play through a USB bridge (features/online.py, docs/online.md)
 
 Fed sensor changes go through the same path as the pins: the debouncer and the board sync
 see them (a fed game is a real game, with the debounce and settle times).
@@ -52,6 +53,7 @@ _HELP = (
     "  lit            the lit squares",
     "  mem            free heap, largest free block, heap used",
     "  nodes N        cap every search at N nodes (0: off)",
+    "  online ...     online play over USB (docs/online.md)",
 )
 
 
@@ -261,6 +263,13 @@ def _mem(app, args, now_ms):
     return True
 
 
+def _online(app, args, now_ms):
+    """online ...: the online-play protocol (features/online.py, loaded for it)."""
+    from firmware.features import load
+
+    load("online").command(app, args, now_ms)
+
+
 def _nodes(app, args, now_ms):
     app.node_cap = _number(args, "nodes N (N >= 0; 0 = no cap)")
     app.write("ok")
@@ -270,6 +279,7 @@ _COMMANDS = {
     "help": _help, "pgn": _pgn, "fen": _fen, "moves": _moves, "status": _status, "settings": _settings,
     "new": _new, "level": _level, "stats": _stats, "clock": _clock, "feed": _feed, "lift": _lift,
     "place": _place, "press": _press, "computer": _computer, "lit": _lit, "mem": _mem, "nodes": _nodes,
+    "online": _online,
 }
 
 
