@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web test-browser bench bench-search match perft-speed flash mpy package lint book clean help
+.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web online test-browser bench bench-search match perft-speed flash mpy package lint book clean help
 
 all: test
 
@@ -46,6 +46,11 @@ sim: $(STAMP)
 
 sim-web: $(STAMP)
 	$(PY) -m host_sim --web $(ARGS)
+
+## online: play on Lichess with a board over USB (docs/online.md); token in REEDCHESS_LICHESS_TOKEN or --token-file
+##         make online ARGS="--port /dev/ttyACM0 --seek 10+0"   (or --challenge USER 5+3, --accept, --sim)
+online: $(STAMP)
+	$(PY) -m online.bridge $(ARGS)
 
 ## test-browser: install Debian chromium + chromium-driver if missing, then only the headless-Chromium tests, writing the README screenshots (docs/img/*.png)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -1,0 +1,359 @@
+"""Online play through a USB bridge (a feature on demand: loaded while an online game runs).
+
+A host program (online/bridge.py, docs/online.md) talks to Lichess and drives the board with
+console lines `online ...` (features/console.py hands them to `command`). The board never
+sees the account's token: only moves, clocks and the game's id pass the serial line.
+
+Lines the bridge sends (each answered "ok", or "error: ..." with nothing changed):
+
+    online start <w|b> <game id> [FEN]   a new online game, the player has that colour (the
+                                         game id again: the running game goes on, "ok resume <ply>")
+    online add <from ply> <uci> ...      the server's moves from that ply on (more lines follow)
+    online moves <from ply> <uci> ...    the same, and the server's game ends there: a board
+                                         game that goes further is taken back (the LEDs guide
+                                         the pieces); one new opponent's move lights like the
+                                         computer's, several are set up with the LEDs
+    online clock <wtime ms> <btime ms> <w|b|->   the server's clocks, the one that runs
+    online offer <draw|takeback|none>    the opponent offers a draw / asks for a take back
+    online say <text>                    a message on the display (chat, errors)
+    online end <1-0|0-1|1/2-1/2|*> <status>   the server ended the game (status: Lichess's
+                                         name: mate, resign, outoftime, draw, aborted, ...)
+    online stop                          leave online play (a running game is dropped)
+    online status                        "online <id> <w|b> ply <n> <phase>" or "online off"
+
+Lines the board prints by itself (the bridge acts on them):
+
+    online played <uci> <ply>   the player made a move on the board (ply: the game's plies after it)
+    online draw                 the player offers (or accepts) a draw        (hint)
+    online takeback <ply>       the player asks for (or accepts) a take back (takeback, or a
+                                move taken back by hand; ply: the board's plies now)
+    online decline              the player declines the opponent's offer     (new)
+    online resign               the player resigns (the bridge aborts a game that allows it) (new, long)
+    online left                 the player left online play after the game  (new, after the end)
+
+While online (controller.online is an Online): the opponent's side is the computer's
+(settings.computer_side), so the engine does no search for it (flow.engine_work) and its
+moves are shown like the computer's (flow._show_computer_move); the buttons above replace
+the usual ones (no hints, no level menu, no two-player toggle); a move made with the
+opponent's pieces is taken back (the LEDs guide it); a game that ends is not counted in the
+statistics against the computer. The display's message line shows the server's clocks
+("W 4:59 B 5:00") and an offer ("Draw?", "Back?").
+"""
+from firmware.compat import const, ticks_diff
+from firmware.controller import ui as _ui
+from firmware.controller.flow import Controller
+from firmware.engine.notation import parse_uci, uci
+
+_NOBODY = const(16)  # settings.NOBODY
+_LONG = const(2)  # io.buttons.LONG
+_RESIGNATION = const(8)  # game.RESIGNATION, ADJUDICATED, TIMEOUT
+_ADJUDICATED = const(9)
+_TIMEOUT = const(10)
+_TICK_MS = const(1000)  # the clock text is renewed this often
+_SAY_MS = const(3000)  # a message of the bridge stays this long before the clocks again
+_OFFER_DRAW = const(1)
+_OFFER_BACK = const(2)
+_STATUS_WORDS = ("mate", "stalemate", "resign", "outoftime", "timeout")
+_STATUS_REASONS = b"\x01\x02\x08\x0a\x0a"  # rules.CHECKMATE, STALEMATE, RESIGNATION, TIMEOUT
+
+
+class OnlineError(ValueError):
+    """An online console line that cannot be carried out (the answer names why)."""
+
+
+def command(app, args, now_ms):
+    """Carry out `online <args...>` (args: the words after `online`)."""
+    c = app.controller
+    o = c.online
+    word = args[0].lower() if args else ""
+    if word == "start":
+        _start(app, c, args[1:], now_ms)
+        return
+    if word == "status":
+        if o is None:
+            app.write("online off")
+        else:
+            app.write("online %s %s ply %d %s" % (o.game_id, "wb"[o.side >> 3], c.game.ply, _ui.PHASE_NAMES[c.phase]))
+        return
+    if o is None:
+        raise OnlineError("no online game (online start <w|b> <game id> first)")
+    if word == "moves" or word == "add":
+        if len(args) < 2 or not args[1].isdigit():
+            raise OnlineError("usage: online %s <from ply> <uci> ..." % word)
+        o.sync(c, int(args[1]), args[2:], word == "moves", now_ms)
+    elif word == "clock":
+        if len(args) != 4 or not args[1].isdigit() or not args[2].isdigit() or args[3] not in ("w", "b", "-"):
+            raise OnlineError("usage: online clock <wtime ms> <btime ms> <w|b|->")
+        o.set_clock(c, int(args[1]), int(args[2]), "wb-".index(args[3]) * 8, now_ms)
+    elif word == "offer":
+        if len(args) != 2 or args[1] not in ("draw", "takeback", "none"):
+            raise OnlineError("usage: online offer draw|takeback|none")
+        o.offer = ("none", "draw", "takeback").index(args[1])
+        if o.offer:
+            c.ui.beep("alert")
+        o.show(c, now_ms, True)
+    elif word == "say":
+        c._say(" ".join(args[1:]), now_ms)
+        o.said_ms = now_ms
+    elif word == "end":
+        if len(args) != 3:
+            raise OnlineError("usage: online end <result> <status>")
+        o.end(c, args[1], args[2], now_ms)
+    elif word == "stop":
+        o.leave(c, now_ms)
+    else:
+        raise OnlineError("usage: online start|add|moves|clock|offer|say|end|stop|status")
+    app.write("ok")
+
+
+def _start(app, c, args, now_ms):
+    if len(args) < 2 or args[0] not in ("w", "b"):
+        raise OnlineError("usage: online start <w|b> <game id> [FEN]")
+    side = 0 if args[0] == "w" else 8
+    o = c.online
+    if o is not None and o.game_id == args[1] and o.side == side:
+        app.write("ok resume %d" % c.game.ply)
+        return
+    fen = " ".join(args[2:]) or None
+    if fen is not None:
+        from firmware.engine.position import Position
+
+        Position(fen, 2)  # a bad FEN raises here, before anything changes
+    if o is not None:
+        o.leave(c, now_ms, False)
+    c.leave_trainer(now_ms)
+    o = Online(app, side, args[1])
+    c.settings.computer_side = side ^ 8  # the opponent plays the computer's part
+    c.online = o
+    c.on_button = o.button  # the buttons' online meanings (Controller.on_button for the rest)
+    c.new_game(now_ms, fen)
+    c.counted = 0  # not a game against the computer: the statistics skip it
+    o.ply = c.game.ply
+    app.write("ok")
+
+
+class Online:
+    def __init__(self, app, side, game_id):
+        self.c = app.controller
+        self.write = app.write
+        self.side = side  # the player's colour: 0 White, 8 Black
+        self.game_id = game_id
+        self.saved_side = app.controller.settings.computer_side  # restored on leaving
+        self.ply = 0  # the game's plies as last seen (a drop: a move taken back by hand)
+        self.undo = False  # the player moved the opponent's piece: take it back next pass
+        self.offer = 0  # the opponent's pending offer (_OFFER_DRAW / _OFFER_BACK)
+        self.wtime = -1  # the server's clocks (ms) when they came, -1 none
+        self.btime = -1
+        self.running = _NOBODY  # whose clock runs (0, 8, or _NOBODY)
+        self.clock_ms = 0  # when they came (ticks)
+        self.shown_ms = 0
+        self.said_ms = 0
+        self.said = False
+
+    # ---- the controller's hooks ---------------------------------------------------------
+    def after(self, c, by_computer):
+        """After every move made on the board: report the player's own moves."""
+        game = c.game
+        move = game.last_move()
+        if not by_computer and game.position.stm == self.side:
+            self.undo = True  # the opponent's piece moved: never sent, taken back in poll
+            return
+        self.ply = game.ply
+        if self.offer == _OFFER_BACK:
+            self.offer = 0
+        if not by_computer:
+            self.write("online played %s %d" % (uci(move), game.ply))
+
+    def poll(self, c, now_ms):
+        """Every pass: take back a move of the opponent's pieces, notice a move taken back by
+        hand, keep a finished game out of the statistics, renew the clock text."""
+        game = c.game
+        if self.undo:
+            self.undo = False
+            game.pop()
+            c._journal("record_undo")
+            c._enter_play(now_ms)  # the LEDs guide the piece back
+            c._say("Opponent's move", now_ms)
+            self.said_ms = now_ms
+            self.ply = game.ply
+        if game.ply < self.ply:
+            self.ply = game.ply
+            c.paused = False
+            self.write("online takeback %d" % self.ply)
+        c.counted = -1 if game.over else 0  # count_end skips it; a take back after the end uncounts nothing
+        if ticks_diff(now_ms, self.shown_ms) >= _TICK_MS:
+            self.show(c, now_ms, False)
+
+    def button(self, name, kind, now_ms):
+        """Controller.on_button while online (installed on the controller object)."""
+        c = self.c
+        over = c.game.over
+        if name == "new" and over:
+            self.write("online left")
+            self.leave(c, now_ms)
+            Controller.on_button(c, name, kind, now_ms)  # the next game, as after any game
+            return
+        if name == "setup" or name == "takeback" and kind == _LONG:
+            Controller.on_button(c, name, kind, now_ms)  # check the board
+            return
+        word = None
+        if not over:
+            if name == "hint" and kind != _LONG:
+                word = "draw"
+            elif name == "takeback":
+                word = "takeback"
+            elif name == "new":
+                word = "resign" if kind == _LONG else ("decline" if self.offer else None)
+        if word is None:
+            c.ui.beep("error")
+            c._say("new long: resign", now_ms)
+            self.said_ms = now_ms
+            return
+        if word == "decline" or (word == "draw" and self.offer == _OFFER_DRAW) or (
+                word == "takeback" and self.offer == _OFFER_BACK):
+            self.offer = 0
+        self.write("online %s %d" % (word, c.game.ply) if word == "takeback" else "online " + word)
+        c.ui.beep("click")
+        c._say({"draw": "Draw sent", "takeback": "Take back sent", "decline": "Declined",
+                "resign": "Resigning"}[word], now_ms)
+        self.said_ms = now_ms
+
+    # ---- the bridge's lines -------------------------------------------------------------
+    def sync(self, c, start, words, final, now_ms):
+        """The server's moves from ply `start` on (see the module docstring)."""
+        game = c.game
+        if start > game.ply:
+            raise OnlineError("the board has %d plies, not %d" % (game.ply, start))
+        i = start
+        k = 0
+        n = len(words)
+        while k < n and i < game.ply and uci(game.move_at(i)) == words[k]:
+            i += 1
+            k += 1
+        shown = c.shown_move if c.phase == _ui.SHOWING else 0
+        if final and shown and i == game.ply and n - k == 1 and uci(shown) == words[k]:
+            return  # that move is lit already
+        changed = False
+        if game.ply > i and (final or k < n):
+            while game.ply > i:
+                game.pop()
+                c._journal("record_undo")
+            changed = True
+        if shown:
+            c.shown_move = 0
+            c.sync.expect_move(0)
+        c.paused = False
+        self.offer = 0 if changed else self.offer
+        pos = game.position
+        if (final and n - k == 1 and not changed and not game.over and pos.stm != self.side
+                and c.phase in (_ui.THINKING, _ui.PLAYER, _ui.SHOWING)):
+            move = _parse(pos, words[k])
+            c._clear_overlays()
+            c._show_computer_move(move, now_ms)  # lit; made on the board, it is recorded
+            self.ply = game.ply
+            return
+        while k < n:
+            move = _parse(pos, words[k])
+            game.push(move)
+            c._journal("record_move", move)
+            k += 1
+            changed = True
+        self.ply = game.ply
+        if changed or shown:
+            c._clear_overlays()
+            if game.check_end():
+                c._game_over(now_ms)
+            else:
+                c._enter_play(now_ms)  # VERIFY: the LEDs guide the board to the server's position
+
+    def set_clock(self, c, wtime, btime, running, now_ms):
+        self.wtime = wtime
+        self.btime = btime
+        self.running = running if running < 16 else _NOBODY
+        self.clock_ms = now_ms
+        self.show(c, now_ms, True)
+
+    def show(self, c, now_ms, force):
+        """The message line: a message of the bridge for a while, else the clocks and an offer."""
+        self.shown_ms = now_ms
+        if ticks_diff(now_ms, self.said_ms) < _SAY_MS and self.said_ms and not force:
+            return
+        self.said_ms = 0
+        text = ""
+        if self.wtime >= 0:
+            w = self.wtime
+            b = self.btime
+            if not c.game.over:
+                run = ticks_diff(now_ms, self.clock_ms)
+                if self.running == 0:
+                    w = w - run if w > run else 0
+                elif self.running == 8:
+                    b = b - run if b > run else 0
+            text = "W %s B %s" % (_mmss(w), _mmss(b))
+        if self.offer:
+            text += " Draw?" if self.offer == _OFFER_DRAW else " Back?"
+        if text:
+            c._say(text, now_ms)
+
+    def end(self, c, result, status, now_ms):
+        if result not in ("1-0", "0-1", "1/2-1/2", "*"):
+            raise OnlineError("unknown result %r" % result)
+        self.offer = 0
+        if result == "*":  # aborted: the game is dropped
+            self.leave(c, now_ms)
+            c._say("Game aborted", now_ms)
+            return
+        game = c.game
+        shown = c.shown_move if c.phase == _ui.SHOWING else 0
+        if shown:  # the last move (mate, say) is still lit: record it, the LEDs guide it after
+            c.shown_move = 0
+            c.sync.expect_move(0)
+            game.push(shown)
+            c._journal("record_move", shown)
+            self.ply = game.ply
+            game.check_end()
+        if not game.over or shown:
+            if not game.over:
+                reason = _ADJUDICATED
+                for i in range(len(_STATUS_WORDS)):
+                    if _STATUS_WORDS[i] == status:
+                        reason = _STATUS_REASONS[i]
+                game.finish(result, reason)
+            c._game_over(now_ms)
+            if shown:
+                c._enter_play(now_ms)  # VERIFY until the last move is on the board, then OVER
+        c._say("%s %s" % (result, status)[:21], now_ms)
+        self.said_ms = now_ms
+
+    def leave(self, c, now_ms, new_game=True):
+        """Normal play again: the computer's side as before; a running game is dropped."""
+        s = c.settings
+        s.computer_side = self.saved_side
+        c.online = None
+        try:
+            del c.on_button
+        except AttributeError:
+            pass
+        if new_game and not c.game.over:
+            c.new_game(now_ms)
+        else:
+            c._journal("record_settings", s.to_bytes())
+            c._enter_play(now_ms)
+        c.dirty = True
+
+
+def _parse(pos, text):
+    """A server's UCI move in `pos` (castling also as king takes rook, e1h1)."""
+    try:
+        return parse_uci(pos, text)
+    except ValueError:
+        if len(text) == 4 and text[0] == "e" and text[1] == text[3] and text[2] in "ah":
+            return parse_uci(pos, text[:2] + ("c" if text[2] == "a" else "g") + text[3])
+        raise
+
+
+def _mmss(ms):
+    s = (ms + 999) // 1000
+    if s >= 3600:
+        return "%d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+    return "%d:%02d" % (s // 60, s % 60)

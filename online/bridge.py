@@ -1,0 +1,542 @@
+"""The USB bridge: a Reedchess board's serial console <-> a Lichess account (Board API, berserk).
+
+    python -m online.bridge --port /dev/ttyACM0 --seek 10+0        # a real board, a public seek
+    python -m online.bridge --port /dev/ttyACM0 --challenge NAME 5+3
+    python -m online.bridge --port /dev/ttyACM0 --accept           # wait for a challenge
+    python -m online.bridge --sim --seek 10+0                      # the simulator as the board
+    make online ARGS="--port /dev/ttyACM0 --seek 10+0"
+
+The token: REEDCHESS_LICHESS_TOKEN or --token-file FILE (a personal API token with the
+board:play scope). It is sent only in the Authorization header; every line this program
+prints or logs passes `Redactor`, and nothing of it goes to the board (docs/online.md).
+
+How it works (the board's side: firmware/features/online.py): Lichess's event stream tells
+when a game starts; the game's stream gives the moves, clocks, offers and the end. Every
+server state is compared with what the board holds (`board_moves`): the difference is sent
+as `online moves <from> ...` (the board lights one new opponent's move like the computer's,
+or guides the pieces to the server's position after a take back or a reconnection), the
+clocks as `online clock`, offers as `online offer`, the end as `online end`. The board's own
+lines (`online played e2e4 1`, `online draw`, `online takeback 4`, `online decline`,
+`online resign`, `online left`) become Board API calls.
+
+Network: the blocking streams run in threads and put what they read on one queue; calls
+(moves, offers) run one at a time in a worker thread, so `step()` never waits for the net.
+A dropped stream is opened again (the game's state comes back in full: nothing is lost),
+429 pauses every request for `rate_wait_s` (Lichess asks for a minute), 401 stops with a
+message about the token, a move the server refuses is said on the display and the board is
+guided back to the server's position.
+"""
+import argparse
+import os
+import queue
+import sys
+import threading
+import time
+
+CHUNK_MOVES = 25  # moves per `online add|moves` line (the board reads lines of <= 200 characters)
+TOKEN_ENV = "REEDCHESS_LICHESS_TOKEN"
+LICHESS_URL = "https://lichess.org"
+
+
+class BridgeError(RuntimeError):
+    """Something the bridge cannot go on without (no token, token refused, no board)."""
+
+
+def read_token(token_file=None, environ=None):
+    """The token from `token_file` (first line) or $REEDCHESS_LICHESS_TOKEN; BridgeError if none."""
+    environ = os.environ if environ is None else environ
+    if token_file:
+        try:
+            with open(token_file) as f:
+                token = f.readline().strip()
+        except OSError as exc:
+            raise BridgeError("cannot read the token file %s: %s" % (token_file, exc.strerror))
+    else:
+        token = environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        raise BridgeError("no Lichess token: set %s or pass --token-file FILE (a personal API token "
+                          "with the board:play scope, https://lichess.org/account/oauth/token)" % TOKEN_ENV)
+    return token
+
+
+class Redactor:
+    """Prints (or hands to `out`) log lines with the token replaced by '***'."""
+
+    def __init__(self, token, out=None):
+        self.token = token
+        self.out = out or (lambda text: print(text, flush=True))
+
+    def __call__(self, text):
+        text = str(text)
+        if self.token:
+            text = text.replace(self.token, "***")
+        self.out(text)
+
+
+def make_client(token, base_url=None):
+    import berserk
+
+    session = berserk.TokenSession(token)
+    return berserk.Client(session, base_url=base_url or LICHESS_URL)
+
+
+def _ms(value):
+    """A clock field as ms (berserk turns gameState clocks into timedeltas, gameFull's stay ints)."""
+    if hasattr(value, "total_seconds"):
+        return int(value.total_seconds() * 1000)
+    return int(value or 0)
+
+
+def _status_code(exc):
+    return getattr(exc, "status_code", None)
+
+
+class Bridge:
+    """One board, one account. Drive it with step() (or run()); it plays one game and is
+    `done` when the player leaves the finished game (button `new`)."""
+
+    def __init__(self, client, link, log=print, seek=None, challenge=None, accept=True, rate_wait_s=60.0,
+                 retry_s=2.0, game_id=None):
+        """`seek`: (minutes, increment s) for a public seek; `challenge`: (username, minutes,
+        increment s); `accept`: accept incoming challenges; `game_id`: join a running game."""
+        self.client = client
+        self.link = link
+        self.log = log
+        self.seek = seek
+        self.challenge = challenge
+        self.accept = accept
+        self.rate_wait_s = rate_wait_s
+        self.retry_s = retry_s
+        self.events = queue.Queue()  # (kind, payload) from the threads
+        self.calls = queue.Queue()  # (name, args) for the worker
+        self.stopping = threading.Event()
+        self.pause_until = 0.0  # after a 429: no request before this (time.monotonic())
+        self.username = None
+        self.game_id = game_id
+        self.color = None  # "white" / "black"
+        self.server_moves = []
+        self.board_moves = None  # what the board holds (incl. a lit move), None: unknown
+        self.pending = []  # the player's moves posted and not yet in a server state
+        self.status = None
+        self.offers = {}  # "draw" / "takeback": True while the opponent offers it
+        self.ended = False
+        self.done = False
+        self.error = None
+        self._threads = []
+        self._game_thread = None
+
+    # ---- start and stop ------------------------------------------------------------------
+    def start(self):
+        try:
+            account = self._call(self.client.account.get)
+        except Exception as exc:
+            if _status_code(exc) == 401:
+                raise BridgeError("Lichess refused the token (401): check %s / --token-file and that "
+                                  "the token has the board:play scope" % TOKEN_ENV)
+            raise BridgeError("cannot reach Lichess: %s" % (exc,))
+        self.username = account["username"]
+        self.log("signed in as %s" % self.username)
+        self._thread(self._event_loop, "events")
+        self._thread(self._worker, "calls")
+        if self.game_id:
+            self._watch_game(self.game_id)
+        elif self.challenge:
+            user, minutes, inc = self.challenge
+            self.calls.put(("challenge", (user, minutes, inc)))
+        elif self.seek:
+            self._thread(self._seek_loop, "seek")
+        return self
+
+    def stop(self):
+        self.stopping.set()
+        self.calls.put(None)
+
+    def run(self, poll_s=0.02):
+        """Until the game is over and left on the board (or stop())."""
+        while not self.done and not self.stopping.is_set():
+            self.step()
+            time.sleep(poll_s)
+
+    def _thread(self, target, name, *args):
+        t = threading.Thread(target=target, args=args, daemon=True, name="bridge-" + name)
+        t.start()
+        self._threads.append(t)
+        return t
+
+    # ---- network threads -------------------------------------------------------------------
+    def _wait_pause(self):
+        while not self.stopping.is_set():
+            left = self.pause_until - time.monotonic()
+            if left <= 0:
+                return
+            self.stopping.wait(min(left, 0.5))
+
+    def _call(self, fn, *args):
+        self._wait_pause()
+        return fn(*args)
+
+    def _failed(self, what, exc):
+        """A request failed: 429 pauses everything; returns True when it is worth retrying."""
+        code = _status_code(exc)
+        if code == 429:
+            self.pause_until = time.monotonic() + self.rate_wait_s
+            self.events.put(("say", "Rate limit: wait"))
+            self.log("%s: rate limited (429), waiting %.0f s" % (what, self.rate_wait_s))
+            return True
+        if code == 401:
+            self.events.put(("fatal", "Lichess refused the token (401)"))
+            return False
+        if code is not None and 400 <= code < 500:
+            return False
+        self.log("%s: %s" % (what, exc))
+        return True
+
+    def _event_loop(self):
+        while not self.stopping.is_set():
+            try:
+                for event in self._call(self.client.board.stream_incoming_events):
+                    if self.stopping.is_set():
+                        return
+                    self.events.put(("event", event))
+                self.log("event stream closed")
+            except Exception as exc:
+                if not self._failed("event stream", exc):
+                    return
+            self.stopping.wait(self.retry_s)
+
+    def _seek_loop(self):
+        minutes, inc = self.seek
+        while not self.stopping.is_set() and self.game_id is None:
+            try:
+                self.log("seeking a %s+%d game" % (minutes, inc))
+                self._call(self.client.board.seek, minutes, inc)
+                return  # closed: paired (the event stream brings gameStart) or expired
+            except Exception as exc:
+                if not self._failed("seek", exc):
+                    self.events.put(("say", "Seek refused"))
+                    return
+            self.stopping.wait(self.retry_s)
+
+    def _game_loop(self, game_id):
+        """The game's stream, opened again after a drop until the game is over."""
+        over = False
+        while not self.stopping.is_set():
+            try:
+                for state in self._call(self.client.board.stream_game_state, game_id):
+                    self.events.put(("game", state))
+                    status = (state.get("state") or state).get("status")
+                    over = over or status not in (None, "created", "started")
+                self.events.put(("game_closed", game_id))
+                if over:
+                    return
+            except Exception as exc:
+                self.events.put(("game_dropped", game_id))
+                if not self._failed("game stream", exc):
+                    return
+            if self.stopping.wait(self.retry_s):
+                return
+
+    def _worker(self):
+        board = self.client.board
+        while True:
+            item = self.calls.get()
+            if item is None:
+                return
+            name, args = item
+            while not self.stopping.is_set():
+                try:
+                    if name == "move":
+                        self._call(board.make_move, self.game_id, args)
+                    elif name == "draw":
+                        self._call(board.handle_draw_offer, self.game_id, args)
+                    elif name == "takeback":
+                        self._call(board.handle_takeback_offer, self.game_id, args)
+                    elif name == "resign":
+                        self._call(board.resign_game, self.game_id)
+                    elif name == "abort":
+                        self._call(board.abort_game, self.game_id)
+                    elif name == "accept":
+                        self._call(self.client.challenges.accept, args)
+                    elif name == "challenge":
+                        user, minutes, inc = args
+                        self._call(self.client.challenges.create, user, False, int(minutes * 60), inc)
+                    self.events.put(("done", (name, args)))
+                    break
+                except Exception as exc:
+                    if not self._failed(name, exc):
+                        self.events.put(("refused", (name, args, str(exc))))
+                        break
+                    self.stopping.wait(self.retry_s if _status_code(exc) != 429 else 0)
+
+    def _watch_game(self, game_id):
+        if self._game_thread is not None and self._game_thread.is_alive():
+            return
+        self.game_id = game_id
+        self._game_thread = self._thread(self._game_loop, "game", game_id)
+
+    # ---- the main loop's step --------------------------------------------------------------
+    def step(self):
+        """Read the board's lines and the network's news, act on them. Never blocks long."""
+        for line in self.link.poll():
+            self._board_line(line)
+        while True:
+            try:
+                kind, payload = self.events.get_nowait()
+            except queue.Empty:
+                break
+            self._network(kind, payload)
+
+    def _send(self, line):
+        self.link.send(line)
+
+    def _board_line(self, line):
+        words = line.split()
+        if not words:
+            return
+        if words[0] == "error:":
+            self.log("board: %s" % line)
+            if "no online game" in line and self.color is not None:
+                self.board_moves = None  # the board restarted: set it up again
+                self._start_board()
+                self._sync()
+            return
+        if words[0] != "online" or len(words) < 2:
+            return
+        what = words[1]
+        if what == "played" and len(words) >= 3 and self.board_moves is not None:
+            move = words[2]
+            self.board_moves.append(move)
+            self.pending.append((len(self.board_moves) - 1, move))
+            self.calls.put(("move", move))
+        elif what == "takeback":
+            if len(words) >= 3 and words[2].isdigit() and self.board_moves is not None:
+                del self.board_moves[int(words[2]):]  # taken back by hand on the board
+            self.calls.put(("takeback", True))
+        elif what == "draw":
+            self.calls.put(("draw", True))
+        elif what == "decline":
+            if self.offers.get("takeback"):
+                self.calls.put(("takeback", False))
+            if self.offers.get("draw") or not self.offers.get("takeback"):
+                self.calls.put(("draw", False))
+        elif what == "resign":
+            self.calls.put(("abort" if len(self.server_moves) < 2 else "resign", None))
+        elif what == "left":
+            self.done = True
+
+    def _network(self, kind, payload):
+        if kind == "event":
+            self._event(payload)
+        elif kind == "game":
+            self._game_state(payload)
+        elif kind == "say":
+            if self.color is not None:
+                self._send("online say " + payload)
+        elif kind == "refused":
+            name, args, text = payload
+            self.log("%s refused: %s" % (name, text))
+            if name == "move":
+                self.pending = [p for p in self.pending if p[1] != args]
+                if self.color is not None:
+                    self._send("online say Move refused")
+                    self._sync()  # the board goes back to the server's position
+        elif kind == "game_dropped":
+            self.log("game stream dropped: reconnecting")
+            if self.color is not None and not self.ended:
+                self._send("online say Reconnecting")
+        elif kind == "fatal":
+            self.error = payload
+            self.log(payload)
+            self.stop()
+
+    def _event(self, event):
+        t = event.get("type")
+        if t == "gameStart":
+            game = event["game"]
+            gid = game.get("gameId") or game.get("id")
+            if self.game_id in (None, gid):
+                self.log("game %s starts, you play %s against %s" % (
+                    gid, game.get("color"), (game.get("opponent") or {}).get("username", "?")))
+                self._watch_game(gid)
+        elif t == "challenge":
+            chal = event["challenge"]
+            dest = (chal.get("destUser") or {}).get("name")
+            if self.accept and dest == self.username and chal.get("status") == "created" and self.game_id is None:
+                self.log("accepting the challenge of %s" % chal["challenger"]["name"])
+                self.calls.put(("accept", chal["id"]))
+        elif t == "challengeDeclined":
+            self.log("challenge declined")
+            self.done = True
+        elif t == "gameFinish":
+            pass  # the game's stream brings the final state (also after a reconnection)
+
+    def _game_state(self, state):
+        t = state.get("type")
+        if t == "gameFull":
+            me = (self.username or "").lower()
+            self.color = "white" if state["white"].get("id") == me else "black"
+            self.initial_fen = state.get("initialFen", "startpos")
+            self._start_board()
+            state = state["state"]
+            t = "gameState"
+        if t == "gameState":
+            self.server_moves = state.get("moves", "").split()
+            self.status = state.get("status")
+            self.pending = [p for p in self.pending if p[0] >= len(self.server_moves)]  # the rest arrived
+            self._sync()
+            self._clock(state)
+            self._offers(state)
+            if self.status not in ("created", "started") and not self.ended:
+                self._end(state)
+        elif t == "chatLine":
+            if state.get("room") == "player" and state.get("username") != self.username:
+                self._send("online say %s: %s" % (state.get("username"), state.get("text", "")[:60]))
+        elif t == "opponentGone":
+            self._send("online say " + ("Opponent gone" if state.get("gone") else "Opponent back"))
+
+    def _start_board(self):
+        fen = "" if self.initial_fen in (None, "startpos") else " " + self.initial_fen
+        self._send("online start %s %s%s" % (self.color[0], self.game_id, fen))
+        if self.board_moves is None:
+            self.board_moves = []
+
+    def _sync(self):
+        """Send the board what differs from the server's moves (module docstring)."""
+        server = self.server_moves
+        board = self.board_moves
+        if board is None:
+            return
+        if self.pending and board == server + [p[1] for p in self.pending]:
+            return  # the player's moves are on their way
+        if board == server:
+            return
+        k = 0
+        while k < len(board) and k < len(server) and board[k] == server[k]:
+            k += 1
+        rest = server[k:]
+        if not rest:
+            self._send("online moves %d" % k)
+        while rest:
+            part, rest = rest[:CHUNK_MOVES], rest[CHUNK_MOVES:]
+            self._send("online %s %d %s" % ("add" if rest else "moves", k, " ".join(part)))
+            k += len(part)
+        self.board_moves = list(server)
+        self.pending = []
+
+    def _clock(self, state):
+        running = "-"
+        if self.status == "started" and len(self.server_moves) >= 2:
+            white_to_move = len(self.server_moves) % 2 == (0 if self.initial_fen in (None, "startpos") or
+                                                            " w " in self.initial_fen else 1)
+            running = "w" if white_to_move else "b"
+        self._send("online clock %d %d %s" % (_ms(state.get("wtime")), _ms(state.get("btime")), running))
+
+    def _offers(self, state):
+        theirs = "b" if self.color == "white" else "w"
+        offers = {"draw": bool(state.get(theirs + "draw")), "takeback": bool(state.get(theirs + "takeback"))}
+        if offers != self.offers and not self.ended:
+            word = "draw" if offers["draw"] else ("takeback" if offers["takeback"] else "none")
+            self._send("online offer " + word)
+        self.offers = offers
+
+    def _end(self, state):
+        self.ended = True
+        winner = state.get("winner")
+        status = self.status
+        if status in ("aborted", "noStart"):
+            result = "*"
+        elif winner:
+            result = "1-0" if winner == "white" else "0-1"
+        else:
+            result = "1/2-1/2"
+        self.log("game over: %s (%s)" % (result, status))
+        self._send("online end %s %s" % (result, status))
+        if result == "*":
+            self.done = True
+
+
+def _clock_arg(text):
+    minutes, _, inc = text.partition("+")
+    return float(minutes), int(inc or 0)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m online.bridge", description="Play on Lichess with a Reedchess board.")
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", help="the board's USB serial port (e.g. /dev/ttyACM0)")
+    where.add_argument("--sim", action="store_true", help="the simulator as the board (type moves: e2e4, do, press NAME)")
+    what = ap.add_mutually_exclusive_group()
+    what.add_argument("--seek", metavar="MIN+INC", help="a public seek, e.g. 10+0")
+    what.add_argument("--challenge", nargs=2, metavar=("USER", "MIN+INC"), help="challenge a player")
+    what.add_argument("--game", metavar="ID", help="go on with a running game")
+    ap.add_argument("--accept", action="store_true", help="accept incoming challenges (default without --seek/--challenge)")
+    ap.add_argument("--token-file", help="file holding the token (else $%s)" % TOKEN_ENV)
+    ap.add_argument("--server", default=LICHESS_URL, help="API base URL (the local stand-in: http://127.0.0.1:18700)")
+    ap.add_argument("--board", default="pico", help="the simulated board (with --sim)")
+    args = ap.parse_args(argv)
+    try:
+        token = read_token(args.token_file)
+    except BridgeError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 2
+    log = Redactor(token)
+    sim = None
+    if args.sim:
+        from host_sim import Simulator
+        from online.links import SimLink
+
+        sim = Simulator(board=args.board, human="both")
+        link = SimLink(sim)
+    else:
+        from online.links import LinkError, SerialLink
+
+        try:
+            link = SerialLink(args.port)
+        except LinkError as exc:
+            log("error: %s" % exc)
+            return 2
+    bridge = Bridge(make_client(token, args.server), link, log=log,
+                    seek=_clock_arg(args.seek) if args.seek else None,
+                    challenge=(args.challenge[0],) + _clock_arg(args.challenge[1]) if args.challenge else None,
+                    accept=args.accept or not (args.seek or args.challenge), game_id=args.game)
+    try:
+        bridge.start()
+    except BridgeError as exc:
+        log("error: %s" % exc)
+        return 2
+    if sim is not None:
+        _sim_console(bridge, sim, log)
+    try:
+        bridge.run()
+    except KeyboardInterrupt:
+        log("stopped (the game goes on at lichess.org)")
+    finally:
+        bridge.stop()
+        link.close()
+    return 1 if bridge.error else 0
+
+
+def _sim_console(bridge, sim, log):
+    """--sim: a thread reads moves and buttons from stdin for the simulated board."""
+    link = bridge.link
+
+    def loop():
+        for line in sys.stdin:
+            words = line.split()
+            if not words:
+                continue
+            with link.lock:
+                if words[0] == "do":
+                    sim.execute()
+                elif words[0] == "press" and len(words) > 1:
+                    sim.press(words[1], long=len(words) > 2)
+                elif len(words[0]) in (4, 5):
+                    sim.play(words[0])
+                log(" | ".join(sim.display_text() or ()))
+
+    threading.Thread(target=loop, daemon=True).start()
+    log("simulated board: type a move (e2e4), do (make the opponent's lit move), press NAME [long]")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
