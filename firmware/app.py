@@ -11,8 +11,8 @@
 The modules of the controller are imported when the first App is built (main() allocates the
 engine's tables before that, so they get contiguous room). What is rarely used lives in
 firmware/features/ and is loaded on demand: the console's command handling (this module keeps
-only a non-blocking line reader; features/console.py is loaded when a line arrives and dropped
-after), the options menu, statistics, PGN export, the mate trainer, touch-move, chess clocks.
+only a non-blocking line reader; features/feed.py, and features/console.py for the lines feed
+does not know, are loaded when a line arrives and dropped after), the options menu, statistics, PGN export, the mate trainer, touch-move, chess clocks.
 
 The main loop is cooperative. `service(now_ms)` is one pass of everything that must stay
 responsive: scan the reed switches, debounce, feed BoardSync with events and the debounced
@@ -49,6 +49,8 @@ _WORK_NONE = const(0)  # flow.WORK_*, STOP_NONE
 _WORK_THINK = const(1)
 _WORK_PONDER = const(2)
 _STOP_NONE = const(0)
+_HEAP = const(1)  # features/feed.py handle(): `mem`
+_NOT_FEED = const(2)  # features/feed.py handle(): a line for features/console.py
 
 
 class App:
@@ -85,7 +87,13 @@ class App:
         deb = self.debouncer
         sync = self.sync
         c = self.controller
-        (self.fed or self.sensors).scan_into(self.raw)
+        fed = self.fed  # the console's fed occupancy (features/feed.py), else the reed switches
+        if fed is None:
+            self.sensors.scan_into(self.raw)
+        else:
+            raw = self.raw
+            for i in range(8):
+                raw[i] = fed[i]
         deb.update(self.raw, now_ms)
         ev = deb.pop()
         while ev >= 0:
@@ -123,17 +131,22 @@ class App:
         self.ui.update(now_ms)
 
     def command(self, line, now_ms=0):
-        """One console line: features/console.py is loaded for it and dropped after."""
+        """One console line: features/feed.py (the small test protocol: 2 KB) is loaded for
+        it, and features/console.py (the rest: 5 KB) only if feed does not know the line;
+        each is dropped after."""
         from firmware.features import drop, load
 
-        report_heap = False
         try:
-            report_heap = load("console").handle(self, line, now_ms)
+            done = load("feed").handle(self, line, now_ms)
+            drop("feed")
+            if done == _NOT_FEED:
+                done = load("console").handle(self, line, now_ms)
         finally:
+            drop("feed")
             drop("console")
             drop("pgn")
             self.controller.tidy()
-        if report_heap:  # `mem`: the heap as the unit holds it at work, the console's code gone
+        if done == _HEAP:  # `mem`: the heap as the unit holds it at work, the feature code gone
             self.write("mem free=%d max_block=%d used=%d" % heap_figures())
 
     def step(self, now_ms):

@@ -1,4 +1,4 @@
-"""The console protocol for tests and for a unit without sensors (features/console.py): feed,
+"""The console protocol for tests and for a unit without sensors (features/feed.py): feed,
 lift, place, press, computer, lit, mem, nodes - one answer line per command, "error: ..." for
 bad input (nothing changes) - under CPython (the Simulator) and the MicroPython unix port (the
 App on fake pins with nothing on them, like the emulated Pico). A fed game is a real game: the
@@ -53,7 +53,7 @@ def test_console_errors_change_nothing():
                 "place e1", "press", "press nosuch", "press hint longer", "nodes", "nodes -1", "nodes x",
                 "computer now", "lit e2", "mem 1", "frobnicate"):
         assert one(sim, bad).startswith("error: "), bad
-    assert sim.app.fed.occ == bytearray(b"\xff\x00\x00\x00\x00\x00\x00\x00")
+    assert sim.app.fed == bytearray(b"\xff\x00\x00\x00\x00\x00\x00\x00")
     assert sim.app.node_cap == 0
     assert re.match(r"^mem free=0 max_block=0 used=0$", one(sim, "mem"))  # CPython has no heap figures
     assert one(sim, "press level long") == "ok"

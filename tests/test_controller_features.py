@@ -41,7 +41,8 @@ def stats():
     assert c.stats_call("games", 3) == (0, 0, 0)
 
 def console():
-    for line in ("pgn", "settings", "stats", "clock", "mem", "help", "bogus"):
+    for line in ("pgn", "settings", "stats", "clock", "mem", "help", "bogus", "lit", "status", "moves",
+                 "computer", "nodes 0", "lift e9"):
         app.command(line, T[0])
     del out[:]
 
