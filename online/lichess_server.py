@@ -26,7 +26,7 @@ token, 404 {"error": "Not found"}, 400 {"error": ...} for a refused action, 429 
 Streams use chunked transfer encoding, one JSON object per chunk, as lichess.org does (a
 client reads each line as it comes). Test hooks: `fail(path_part, status, times)`,
 `drop_streams(username)` (closes that user's open streams mid-way), `act(...)` (a player's
-action without HTTP), `game(id)`, `wait_for(predicate)`.
+action without HTTP), `challenge(...)`, `create_game(...)`, `game(id)`, `wait_for(predicate)`.
 
     server = LichessServer(); server.add_user("alice", "token-a"); server.start()
     berserk.Client(berserk.TokenSession("token-a"), base_url=server.url)
@@ -241,6 +241,11 @@ class LichessServer:
         "yes"|"no"), ("takeback", "yes"|"no"), ("chat", text). Returns (status, body)."""
         with self.lock:
             return self._game_action(username, game_id, action, arg)
+
+    def challenge(self, username, dest, **params):
+        """`username` challenges `dest` (params as the HTTP call's: clock.limit, color...)."""
+        with self.lock:
+            return self._challenge(username, dest, params)
 
     def create_game(self, white, black, limit_s=300, increment_s=0, rated=False, initial_fen="startpos"):
         with self.lock:
