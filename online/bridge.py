@@ -50,7 +50,7 @@ def read_token(token_file=None, environ=None):
             with open(token_file) as f:
                 token = f.readline().strip()
         except OSError as exc:
-            raise BridgeError("cannot read the token file %s: %s" % (token_file, exc.strerror))
+            raise BridgeError("cannot read the token file %s: %s" % (token_file, exc.strerror)) from None
     else:
         token = environ.get(TOKEN_ENV, "").strip()
     if not token:
@@ -132,8 +132,8 @@ class Bridge:
         except Exception as exc:
             if _status_code(exc) == 401:
                 raise BridgeError("Lichess refused the token (401): check %s / --token-file and that "
-                                  "the token has the board:play scope" % TOKEN_ENV)
-            raise BridgeError("cannot reach Lichess: %s" % (exc,))
+                                  "the token has the board:play scope" % TOKEN_ENV) from None
+            raise BridgeError("cannot reach Lichess: %s" % (exc,)) from None
         self.username = account["username"]
         self.log("signed in as %s" % self.username)
         self._thread(self._event_loop, "events")
@@ -461,15 +461,18 @@ def _clock_arg(text):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m online.bridge", description="Play on Lichess with a Reedchess board.")
+    ap = argparse.ArgumentParser(prog="python -m online.bridge",
+                                 description="Play on Lichess with a Reedchess board.")
     where = ap.add_mutually_exclusive_group(required=True)
     where.add_argument("--port", help="the board's USB serial port (e.g. /dev/ttyACM0)")
-    where.add_argument("--sim", action="store_true", help="the simulator as the board (type moves: e2e4, do, press NAME)")
+    where.add_argument("--sim", action="store_true",
+                       help="the simulator as the board (type moves: e2e4, do, press NAME)")
     what = ap.add_mutually_exclusive_group()
     what.add_argument("--seek", metavar="MIN+INC", help="a public seek, e.g. 10+0")
     what.add_argument("--challenge", nargs=2, metavar=("USER", "MIN+INC"), help="challenge a player")
     what.add_argument("--game", metavar="ID", help="go on with a running game")
-    ap.add_argument("--accept", action="store_true", help="accept incoming challenges (default without --seek/--challenge)")
+    ap.add_argument("--accept", action="store_true",
+                    help="accept incoming challenges (default without --seek/--challenge)")
     ap.add_argument("--token-file", help="file holding the token (else $%s)" % TOKEN_ENV)
     ap.add_argument("--server", default=LICHESS_URL, help="API base URL (the local stand-in: http://127.0.0.1:18700)")
     ap.add_argument("--board", default="pico", help="the simulated board (with --sim)")

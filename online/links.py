@@ -48,11 +48,11 @@ class SerialLink:
         try:
             import serial
         except ImportError:
-            raise LinkError("pyserial is not installed (pip install pyserial)")
+            raise LinkError("pyserial is not installed (pip install pyserial)") from None
         try:
             self.serial = serial.Serial(port, baudrate, timeout=0)
         except (OSError, ValueError) as exc:
-            raise LinkError("cannot open %s: %s" % (port, exc))
+            raise LinkError("cannot open %s: %s" % (port, exc)) from None
         self.port = port
         self._buf = b""
 
@@ -60,13 +60,13 @@ class SerialLink:
         try:
             self.serial.write(line.encode() + b"\r\n")
         except OSError as exc:
-            raise LinkError("%s: %s" % (self.port, exc))
+            raise LinkError("%s: %s" % (self.port, exc)) from None
 
     def poll(self):
         try:
             data = self.serial.read(4096)
         except OSError as exc:
-            raise LinkError("%s: %s" % (self.port, exc))
+            raise LinkError("%s: %s" % (self.port, exc)) from None
         if data:
             self._buf += data
         out = []

@@ -239,14 +239,14 @@ def test_two_boards_play_a_whole_game_through_the_server(server):
             mover = by_colour["white" if i % 2 == 0 else "black"]
             other = by_colour["black" if i % 2 == 0 else "white"]
             mover.sim.play(move)
-            pump([a, b], lambda: other.sim.computer_move() == move or other.sim.game()[-1:] == [move])
+            pump([a, b], lambda o=other, m=move: o.sim.computer_move() == m or o.sim.game()[-1:] == [m])
             if other.sim.computer_move() == move:
                 assert set(other.sim.lit()) >= {move[:2], move[2:4]}
                 other.sim.execute()
             else:  # the mate: the server ended the game at once, the board guides the last move
                 assert i == len(OPERA) - 1 and other.sim.state()["phase"] == "verify"
                 other.sim.play(move)
-            pump([a, b], lambda: other.sim.game()[-1:] == [move])
+            pump([a, b], lambda o=other, m=move: o.sim.game()[-1:] == [m])
         pump([a, b], lambda: a.sim.state()["phase"] == b.sim.state()["phase"] == "over")
         assert g.status == "mate" and g.winner == "white"
         assert a.sim.game() == b.sim.game() == g.moves == OPERA

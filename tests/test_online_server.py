@@ -37,7 +37,8 @@ class Stream:
 
     def _read(self):
         try:
-            for raw in self.resp.iter_lines():  # as berserk reads (512-byte chunks: only chunked encoding makes lines come at once)
+            # as berserk reads (512-byte chunks: only the chunked encoding makes each line come at once)
+            for raw in self.resp.iter_lines():
                 self.lines.append(raw.decode())
         except Exception as exc:  # a cut stream (requests), or closed by the test (AttributeError)
             self.error = exc

@@ -1,7 +1,7 @@
 """`make lint`: ruff over all Python, and type checking of the device code against the
 MicroPython stubs of each port.
 
-- ruff (pinned in the `lint` extra) checks firmware/ host_sim/ boards/ tools/ tests/ bench/
+- ruff (pinned in the `lint` extra) checks firmware/ host_sim/ boards/ tools/ tests/ bench/ online/
   with the rules in pyproject.toml ([tool.ruff.lint]).
 - basedpyright (pinned in the `lint` extra; pyright's engine, shipped with its own Node.js on
   PyPI, so nothing is downloaded at run time) checks, once per MicroPython port, firmware/ and
@@ -28,7 +28,7 @@ except ImportError:  # run as a script
     from tools import fileset
 
 ROOT = fileset.ROOT
-RUFF_PATHS = ("firmware", "host_sim", "boards", "tools", "tests", "bench")
+RUFF_PATHS = ("firmware", "host_sim", "boards", "tools", "tests", "bench", "online")
 STUBS_DIR = os.path.join(ROOT, "build", "stubs")
 
 # MicroPython port -> (stub package pinned to the MicroPython the project tests with, its boards' MCUs)
