@@ -266,3 +266,43 @@ def test_two_boards_play_a_whole_game_through_the_server(server):
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_restarted_bridge_and_a_restarted_board_resume_from_the_server(server, alice):
+    g = start_game(server, alice)
+    sim = alice.sim
+    sim.play("e2e4")
+    pump([alice], lambda: g.moves == ["e2e4"])
+    alice.bridge.stop()
+    opponent(server, g, "e7e5")  # while no bridge runs
+    # a new bridge for the running game (python -m online.bridge --game ID): the board goes on
+    again = Bridge(make_client(TOKEN_A, server.url), alice.link, log=Redactor(TOKEN_A, alice.log.append),
+                   retry_s=0.05, game_id=g.id).start()
+    try:
+        pump([], lambda: again.step() or sim.computer_move() == "e7e5")
+        assert "ok resume 1" in sim.console_lines
+        sim.execute()
+        # the board restarts (its online state is gone): the next line it gets is refused, and the
+        # bridge sets it up again from the server's moves, the LEDs guiding the pieces
+        sim.console("online stop")
+        sim.arrange("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR")
+        sim.run(600)
+        assert server.act("bob", g.id, "chat", "still there?")[0] == 200  # shown on the board: refused
+        sim.play("g1f3")  # a two-player move now: the board is not online
+        pump([], lambda: again.step() or (sim.game() == ["e2e4", "e7e5"] and sim.state()["phase"] == "verify"))
+        assert any("no online game" in line for line in alice.log)
+    finally:
+        again.stop()
+
+
+def test_main_without_or_with_a_bad_token(server, monkeypatch, capsys, tmp_path):
+    from online import bridge
+
+    monkeypatch.delenv("REEDCHESS_LICHESS_TOKEN", raising=False)
+    assert bridge.main(["--sim", "--server", server.url, "--seek", "5+0"]) == 2
+    assert "REEDCHESS_LICHESS_TOKEN" in capsys.readouterr().err
+    f = tmp_path / "token"
+    f.write_text("lip_notAKnownToken77\n")
+    assert bridge.main(["--sim", "--server", server.url, "--seek", "5+0", "--token-file", str(f)]) == 2
+    out = capsys.readouterr()
+    assert "401" in out.out and "lip_notAKnownToken77" not in out.out + out.err
