@@ -124,6 +124,8 @@ class Bridge:
         self.error = None
         self._threads = []
         self._game_thread = None
+        self.board_lost = None  # time.monotonic() of the last try while the board is away
+        self.result_line = None  # "online end ..." once the game is over
 
     # ---- start and stop ------------------------------------------------------------------
     def start(self):
@@ -276,9 +278,19 @@ class Bridge:
 
     # ---- the main loop's step --------------------------------------------------------------
     def step(self):
-        """Read the board's lines and the network's news, act on them. Never blocks long."""
-        for line in self.link.poll():
-            self._board_line(line)
+        """Read the board's lines and the network's news, act on them. Never blocks long.
+        A board that goes away (unplugged: OSError) is opened again every `retry_s` and set
+        up again from the server's state; the network side goes on meanwhile."""
+        if self.board_lost is not None:
+            self._reopen_board()
+        if self.board_lost is None:
+            try:
+                lines = self.link.poll()
+            except OSError as exc:
+                self._lose_board(exc)
+                lines = ()
+            for line in lines:
+                self._board_line(line)
         while True:
             try:
                 kind, payload = self.events.get_nowait()
@@ -287,7 +299,36 @@ class Bridge:
             self._network(kind, payload)
 
     def _send(self, line):
-        self.link.send(line)
+        if self.board_lost is not None:
+            return  # set up in full when it is back
+        try:
+            self.link.send(line)
+        except OSError as exc:
+            self._lose_board(exc)
+
+    def _lose_board(self, exc):
+        self.log("board lost: %s (trying again every %.0f s)" % (exc, self.retry_s))
+        self.board_lost = time.monotonic()
+
+    def _reopen_board(self):
+        if time.monotonic() - self.board_lost < self.retry_s:
+            return
+        self.board_lost = time.monotonic()
+        try:
+            reopen = getattr(self.link, "reopen", None)
+            if reopen is not None:
+                reopen()
+            self.link.poll()
+        except OSError:
+            return
+        self.board_lost = None
+        self.log("board back")
+        self.board_moves = None
+        if self.color is not None:
+            self._start_board()
+            self._sync()
+            if self.ended:
+                self._end_line()
 
     def _board_line(self, line):
         words = line.split()
@@ -450,9 +491,15 @@ class Bridge:
         else:
             result = "1/2-1/2"
         self.log("game over: %s (%s)" % (result, status))
-        self._send("online end %s %s" % (result, status))
+        self.result_line = "online end %s %s" % (result, status)
+        self._end_line()
         if result == "*":
             self.done = True
+
+
+    def _end_line(self):
+        if self.result_line:
+            self._send(self.result_line)
 
 
 def _clock_arg(text):

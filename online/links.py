@@ -49,11 +49,19 @@ class SerialLink:
             import serial
         except ImportError:
             raise LinkError("pyserial is not installed (pip install pyserial)") from None
-        try:
-            self.serial = serial.Serial(port, baudrate, timeout=0)
-        except (OSError, ValueError) as exc:
-            raise LinkError("cannot open %s: %s" % (port, exc)) from None
+        self._serial_class = serial.Serial
         self.port = port
+        self.baudrate = baudrate
+        self.serial = None
+        self.reopen()
+
+    def reopen(self):
+        """Open the port (again, after the board was unplugged or restarted)."""
+        self.close()
+        try:
+            self.serial = self._serial_class(self.port, self.baudrate, timeout=0)
+        except (OSError, ValueError) as exc:
+            raise LinkError("cannot open %s: %s" % (self.port, exc)) from None
         self._buf = b""
 
     def send(self, line):
@@ -78,7 +86,8 @@ class SerialLink:
         return out
 
     def close(self):
-        try:
-            self.serial.close()
-        except OSError:
-            pass
+        if self.serial is not None:
+            try:
+                self.serial.close()
+            except OSError:
+                pass

@@ -306,3 +306,71 @@ def test_main_without_or_with_a_bad_token(server, monkeypatch, capsys, tmp_path)
     assert bridge.main(["--sim", "--server", server.url, "--seek", "5+0", "--token-file", str(f)]) == 2
     out = capsys.readouterr()
     assert "401" in out.out and "lip_notAKnownToken77" not in out.out + out.err
+
+
+class FlakyLink(SimLink):
+    """A SimLink whose USB line can be pulled (OSError) and plugged in again."""
+
+    down = False
+
+    def send(self, line):
+        if self.down:
+            raise OSError(5, "Input/output error")
+        super().send(line)
+
+    def poll(self):
+        if self.down:
+            raise OSError(5, "Input/output error")
+        return super().poll()
+
+
+def test_an_unplugged_board_is_set_up_again_when_it_is_back(server):
+    sim = Simulator(seed=1, book=False, ponder=False, human="both")
+    link = FlakyLink(sim)
+    log = []
+    bridge = Bridge(make_client(TOKEN_A, server.url), link, log=log.append, retry_s=0.05).start()
+    try:
+        g = server.create_game("alice", "bob", 300, 0)
+        pump([], lambda: bridge.step() or sim.console_lines[-1:] == ["ok"] and bridge.board_moves == [])
+        link.down = True
+        opponent(server, g, "e2e4", "alice")  # alice's move made elsewhere (the web page) meanwhile
+        server.act("bob", g.id, "resign")
+        pump([], lambda: bridge.step() or bridge.ended)
+        assert any("board lost" in line for line in log)
+        link.down = False
+        pump([], lambda: bridge.step() or sim.state()["phase"] == "over")
+        assert sim.game() == ["e2e4"] and sim.state()["result"] == "1-0"
+        assert any(line == "board back" for line in log)
+    finally:
+        bridge.stop()
+        sim.close()
+
+
+def test_the_serial_link_on_a_pseudo_terminal():
+    import os
+    import tty
+
+    from online.links import LinkError, SerialLink
+
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    link = SerialLink(os.ttyname(slave))
+    try:
+        link.send("online status")
+        assert os.read(master, 100) == b"online status\r\n"
+        os.write(master, b"online played e2e4 1\r\nonline dr")
+        deadline = time.monotonic() + 2
+        got = []
+        while time.monotonic() < deadline and not got:
+            got = link.poll()
+        assert got == ["online played e2e4 1"]
+        os.write(master, b"aw\r\n")
+        while time.monotonic() < deadline and got == ["online played e2e4 1"]:
+            got = link.poll() or got
+        assert got == ["online draw"]
+    finally:
+        link.close()
+        os.close(master)
+        os.close(slave)
+    with pytest.raises(LinkError):
+        SerialLink("/dev/nonexistent-reedchess")
