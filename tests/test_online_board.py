@@ -238,3 +238,22 @@ def test_online_protocol_under_micropython():
     assert got["online end 1/2-1/2 draw"] == ["ok"] and got["status"] == ["over ply 2 1/2-1/2"], out
     assert got["press new"] == ["online left | ok"], out
     assert "searches 0" in out, out
+
+
+def test_promotions_both_ways_from_a_start_position():
+    fen = "8/P7/4k3/8/8/8/7p/4K3 w - - 0 1"
+    sim = Simulator(seed=1, book=False, ponder=False, human="both", pieces=fen)
+    assert one(sim, "online start w g10 " + fen) == "ok"
+    sim.run(600)
+    assert sim.state()["phase"] == "player"
+    mark = len(sim.console_lines)
+    sim.play("a7a8")
+    assert sim.state()["phase"] == "promote" and online_lines(sim, mark) == []  # sent once chosen
+    sim.press("level")  # queen -> rook
+    sim.press("move")
+    sim.run(50)
+    assert online_lines(sim, mark) == ["online played a7a8r 1"]
+    assert one(sim, "online moves 1 h2h1n") == "ok"
+    assert sim.computer_move() == "h2h1n"
+    sim.execute()
+    assert sim.game() == ["a7a8r", "h2h1n"] and sim.fen().startswith("R7/8/4k3/8/8/8/8/4K2n w")

@@ -193,8 +193,8 @@ class Online:
             self.leave(c, now_ms)
             Controller.on_button(c, name, kind, now_ms)  # the next game, as after any game
             return
-        if name == "setup" or name == "takeback" and kind == _LONG:
-            Controller.on_button(c, name, kind, now_ms)  # check the board
+        if c.phase == _ui.PROMOTE or name == "setup" or name == "takeback" and kind == _LONG:
+            Controller.on_button(c, name, kind, now_ms)  # the promotion piece; check the board
             return
         word = None
         if not over:
