@@ -92,7 +92,8 @@ class Computer:
 
         move = 0
         try:
-            book = bookmod.open_book(self.book, verify=False)
+            # the search's move buffer is idle here: the book needs no 1 KB one of its own
+            book = bookmod.open_book(self.book, verify=False, moves_buffer=self.searcher.moves)
         except bookmod.BookError:
             self.book = None  # the file went away or broke: play on without it
         else:
