@@ -93,7 +93,8 @@ class Computer:
         move = 0
         try:
             # the search's move buffer is idle here: the book needs no 1 KB one of its own
-            book = bookmod.open_book(self.book, verify=False, moves_buffer=self.searcher.moves)
+            buffer = self.searcher.moves if self.searcher is not None else None
+            book = bookmod.open_book(self.book, verify=False, moves_buffer=buffer)
         except bookmod.BookError:
             self.book = None  # the file went away or broke: play on without it
         else:
