@@ -49,6 +49,7 @@ _WORK_NONE = const(0)  # flow.WORK_*, STOP_NONE
 _WORK_THINK = const(1)
 _WORK_PONDER = const(2)
 _STOP_NONE = const(0)
+_OOM_AGAIN_MS = const(10000)  # a second MemoryError within this: restart (App.out_of_memory)
 _HEAP = const(1)  # features/feed.py handle(): `mem`
 _NOT_FEED = const(2)  # features/feed.py handle(): a line for features/console.py
 
@@ -171,7 +172,15 @@ class App:
 
     def out_of_memory(self, now_ms):
         """After a MemoryError: drop the search, collect, say so on serial and the display,
-        light the error pattern (the four corners), and go on with the game."""
+        light the error pattern (the four corners), and go on with the game. A second one
+        within _OOM_AGAIN_MS means the heap stays too full or split to go on (every command
+        and search would fail, and the unit would seem dead): on a board the App then restarts
+        MicroPython (machine.soft_reset), and main.py boots again with a clean heap and the
+        journal's game, the LEDs guiding the board back to it. Elsewhere it goes on."""
+        again = self._oom_ms is not None and ticks_diff(now_ms, self._oom_ms) < _OOM_AGAIN_MS
+        self._oom_ms = now_ms
+        if again:
+            self.restart()
         c = self.controller
         c.searching = _WORK_NONE
         c.stop = _STOP_NONE
@@ -186,6 +195,21 @@ class App:
             self.ui.beep("error")
         except MemoryError:
             pass
+
+    def restart(self):
+        """Restart MicroPython on a board (machine.soft_reset: main.py runs again and the
+        journal resumes the game); where there is none (CPython, the unix port) do nothing."""
+        try:
+            import machine
+
+            reset = machine.soft_reset
+        except (ImportError, AttributeError):
+            return
+        try:
+            self.write("out of memory again: restarting (the journal keeps the game)")
+        except MemoryError:
+            pass
+        reset()
 
     # ---- the engine -----------------------------------------------------------------------
     def _engine(self, work):
