@@ -257,3 +257,42 @@ def test_promotions_both_ways_from_a_start_position():
     assert sim.computer_move() == "h2h1n"
     sim.execute()
     assert sim.game() == ["a7a8r", "h2h1n"] and sim.fen().startswith("R7/8/4k3/8/8/8/8/4K2n w")
+
+
+def test_the_display_says_opponents_move_not_thinking():
+    sim = board(human="white")
+    assert one(sim, "online start w g11") == "ok"
+    sim.play("e2e4")
+    sim.run(100)
+    text = sim.display_text()
+    assert text[0] == "Opponent's move" and text[2] == "Lichess g11", text
+    assert one(sim, "online clock 60000 60000 b") == "ok"
+    assert sim.display_text()[1] == "W 1:00 B 1:00"
+    assert one(sim, "online moves 1 e7e5") == "ok"
+    text = sim.display_text()
+    assert text[0].startswith("Play e7e5") and text[1] == "W 1:00 B 1:00", text
+
+
+def test_a_power_cut_during_an_online_game_waits_for_the_server():
+    """The engine never plays the opponent's side after a restart: the game waits for the
+    bridge (or the board's own client) to come back with the same game id."""
+    sim = board(human="white")
+    assert one(sim, "online start w g12") == "ok"
+    sim.play("e2e4")
+    assert one(sim, "online moves 0 e2e4 e7e5") == "ok"
+    sim.execute()
+    sim.play("g1f3")
+    assert sim.game() == ["e2e4", "e7e5", "g1f3"]
+    again = Simulator(seed=1, book=False, ponder=False, human="white", flash=sim.flash.copy(),
+                      pieces=sim.fen())
+    again.run(3000)
+    assert again.game() == ["e2e4", "e7e5", "g1f3"]
+    assert again.computer_move() is None and again.app.searches == 0  # the engine stays quiet
+    assert one(again, "online status") == "online g12 w ply 3 thinking"
+    assert again.display_text()[0] == "Opponent's move"
+    assert one(again, "online start w g12") == "ok resume 3"  # the bridge is back
+    assert one(again, "online moves 3 b8c6") == "ok" and again.computer_move() == "b8c6"
+    assert one(again, "online end 1/2-1/2 draw") == "ok"
+    third = Simulator(seed=1, book=False, ponder=False, human="white", flash=again.flash.copy(),
+                      pieces=again.fen())
+    assert one(third, "online status") == "online off"  # the end clears the mark

@@ -224,6 +224,8 @@ def compose_text(c):
         t_head, t_detail, level = c.trainer.lines(c, phase)
         head = t_head or head
         detail = t_detail or detail
+    if c.online is not None:
+        head, detail, level = c.online.lines(c, phase, head, detail, level)
     if c.errors_shown:
         detail = "Board? fix lit"
     if c.message:

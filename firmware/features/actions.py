@@ -47,6 +47,9 @@ def boot(self, saved, now_ms, start_fen=None):
                 # before the end was written: write it now, or the unit would play on
                 self._journal("record_end", self.game.result, self.game.reason)
             started = True
+            if not self.game.over and self.journal is not None and self.journal.files.exists(
+                    self.journal.files.name("online.run")):
+                load("online").resume(self, now_ms)  # an online game: wait for the server
             self.clock_restore = getattr(saved, "clock", None)
             if 0 < self.settings.trainer <= len(SETS):
                 self.trainer = load("trainer").Trainer()
@@ -284,6 +287,8 @@ def count_end(self):
         if t.state == _T_RUN:
             t.count(self)
         return
+    if self.online is not None:
+        return
     side = self.settings.computer_side
     if side == NOBODY or self.counted >= 0:
         return
@@ -383,6 +388,8 @@ def on_button(self, name, kind, now_ms):
         return
     phase = self.phase
     if phase == PROMOTE and promote_button(self, name, kind, now_ms):
+        return
+    if self.online is not None and self.online.button(self, name, kind, now_ms):
         return
     if phase == OFFER and name in ("new", "move", "ok"):
         if name == "new":

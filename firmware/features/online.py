@@ -21,6 +21,16 @@ Lines the bridge sends (each answered "ok", or "error: ..." with nothing changed
     online stop                          leave online play (a running game is dropped)
     online status                        "online <id> <w|b> ply <n> <phase>" or "online off"
 
+The board's own client (Wi-Fi; features/online_net.py, loaded for these lines only):
+
+    online wifi <ssid> [<password>]      the Wi-Fi network (stored on the board's flash)
+    online token <token | file>          the Lichess token (stored on flash, never printed)
+    online server <url>                  another Board API server (default https://lichess.org)
+    online net seek <min>+<inc> | challenge <user> <min>+<inc> | accept | game <id>
+                                         play online through the board's own network client:
+                                         it drives this module with the same calls as the
+                                         bridge's lines, and sends the board's lines below
+
 Lines the board prints by itself (the bridge acts on them):
 
     online played <uci> <ply>   the player made a move on the board (ply: the game's plies after it)
@@ -34,27 +44,30 @@ Lines the board prints by itself (the bridge acts on them):
 While online (controller.online is an Online): the opponent's side is the computer's
 (settings.computer_side), so the engine does no search for it (flow.engine_work) and its
 moves are shown like the computer's (flow._show_computer_move); the buttons above replace
-the usual ones (no hints, no level menu, no two-player toggle); a move made with the
-opponent's pieces is taken back (the LEDs guide it); a game that ends is not counted in the
-statistics against the computer. The display's message line shows the server's clocks
-("W 4:59 B 5:00") and an offer ("Draw?", "Back?").
+the usual ones (actions.on_button asks `Online.button` first: no hints, no level menu, no
+two-player toggle); a move made with the opponent's pieces is taken back (the LEDs guide it);
+a game that ends is not counted in the statistics against the computer (actions.count_end);
+the display (ui.compose_text asks `Online.lines`) says "Opponent's move" instead of
+"Thinking...", its second line the server's clocks ("W 4:59 B 5:00") and an offer ("Draw?",
+"Back?"). A file beside the journal (`online.run`) marks a running online game, so a board
+that restarts (a power cut) resumes it waiting for the server instead of letting the engine
+play the opponent's side (`resume`, called from actions.boot).
 """
 from firmware.compat import const, ticks_diff
 from firmware.controller import ui as _ui
-from firmware.controller.flow import Controller
 from firmware.engine.notation import parse_uci, uci
+from firmware.features import drop, load
 
 _NOBODY = const(16)  # settings.NOBODY
 _LONG = const(2)  # io.buttons.LONG
-_RESIGNATION = const(8)  # game.RESIGNATION, ADJUDICATED, TIMEOUT
-_ADJUDICATED = const(9)
-_TIMEOUT = const(10)
+_ADJUDICATED = const(9)  # game.ADJUDICATED
 _TICK_MS = const(1000)  # the clock text is renewed this often
-_SAY_MS = const(3000)  # a message of the bridge stays this long before the clocks again
 _OFFER_DRAW = const(1)
 _OFFER_BACK = const(2)
 _STATUS_WORDS = ("mate", "stalemate", "resign", "outoftime", "timeout")
 _STATUS_REASONS = b"\x01\x02\x08\x0a\x0a"  # rules.CHECKMATE, STALEMATE, RESIGNATION, TIMEOUT
+_NET_WORDS = ("wifi", "token", "server", "net")
+RUN_FILE = "online.run"  # beside the journal while an online game runs: "<side> <saved side> <id>"
 
 
 class OnlineError(ValueError):
@@ -62,20 +75,37 @@ class OnlineError(ValueError):
 
 
 def command(app, args, now_ms):
-    """Carry out `online <args...>` (args: the words after `online`)."""
+    """Carry out `online <args...>` (args: the words after `online`) and print the answer."""
+    app.write(run(app, args, now_ms))
+
+
+def run(app, args, now_ms):
+    """Carry out `online <args...>`; returns the answer ("ok", ...), raises OnlineError. The
+    board's own network client (features/online_net.py) calls this as the bridge's lines do."""
     c = app.controller
     o = c.online
     word = args[0].lower() if args else ""
+    if o is not None:
+        o.write = app.write  # a game resumed at boot had no App yet
+    if word in _NET_WORDS:
+        try:
+            return load("online_net").command(app, word, args[1:], now_ms)
+        finally:
+            if c.online is None or c.online.net is None:
+                drop("online_net")
+                drop("online_http")
     if word == "start":
-        _start(app, c, args[1:], now_ms)
-        return
+        return _start(app, c, args[1:], now_ms)
     if word == "status":
         if o is None:
-            app.write("online off")
-        else:
-            app.write("online %s %s ply %d %s" % (o.game_id, "wb"[o.side >> 3], c.game.ply, _ui.PHASE_NAMES[c.phase]))
-        return
-    if o is None:
+            return "online off"
+        if o.game_id is None:
+            return "online waiting " + o.net.state_text()
+        return "online %s %s ply %d %s" % (o.game_id, "wb"[o.side >> 3], c.game.ply, _ui.PHASE_NAMES[c.phase])
+    if o is not None and word == "stop":
+        o.leave(c, now_ms)
+        return "ok"
+    if o is None or o.game_id is None:
         raise OnlineError("no online game (online start <w|b> <game id> first)")
     if word == "moves" or word == "add":
         if len(args) < 2 or not args[1].isdigit():
@@ -91,19 +121,17 @@ def command(app, args, now_ms):
         o.offer = ("none", "draw", "takeback").index(args[1])
         if o.offer:
             c.ui.beep("alert")
-        o.show(c, now_ms, True)
+            c.message = ""  # the offer is the news: the line shows it now
+        c.dirty = True
     elif word == "say":
         c._say(" ".join(args[1:]), now_ms)
-        o.said_ms = now_ms
     elif word == "end":
         if len(args) != 3:
             raise OnlineError("usage: online end <result> <status>")
         o.end(c, args[1], args[2], now_ms)
-    elif word == "stop":
-        o.leave(c, now_ms)
     else:
-        raise OnlineError("usage: online start|add|moves|clock|offer|say|end|stop|status")
-    app.write("ok")
+        raise OnlineError("usage: online start|add|moves|clock|offer|say|end|stop|status|wifi|token|server|net")
+    return "ok"
 
 
 def _start(app, c, args, now_ms):
@@ -112,33 +140,65 @@ def _start(app, c, args, now_ms):
     side = 0 if args[0] == "w" else 8
     o = c.online
     if o is not None and o.game_id == args[1] and o.side == side:
-        app.write("ok resume %d" % c.game.ply)
-        return
+        c.dirty = True
+        return "ok resume %d" % c.game.ply
     fen = " ".join(args[2:]) or None
     if fen is not None:
         from firmware.engine.position import Position
 
         Position(fen, 2)  # a bad FEN raises here, before anything changes
+    net = None
     if o is not None:
+        net = o.net  # the board's own client goes on with the new game
+        o.net = None
         o.leave(c, now_ms, False)
     c.leave_trainer(now_ms)
-    o = Online(app, side, args[1])
+    o = Online(c, app.write, side, args[1])
+    o.net = net
     c.settings.computer_side = side ^ 8  # the opponent plays the computer's part
     c.online = o
-    c.on_button = o.button  # the buttons' online meanings (Controller.on_button for the rest)
     c.new_game(now_ms, fen)
-    c.counted = 0  # not a game against the computer: the statistics skip it
     o.ply = c.game.ply
-    app.write("ok")
+    o.mark(c)
+    return "ok"
+
+
+def resume(c, now_ms):
+    """At boot (actions.boot), the journal's game unfinished and `online.run` beside it: the
+    online game goes on, waiting for the server (the bridge's `online start` with the same
+    id, or `online net game <id>`); the engine does not play the opponent's side meanwhile."""
+    try:
+        words = _read(c, RUN_FILE).split()
+        o = Online(c, c.log or _quiet, int(words[0]), words[2])
+        o.saved_side = int(words[1])
+    except (OSError, ValueError, IndexError):
+        return
+    c.online = o
+    o.ply = c.game.ply
+    c._say("Online: reconnect", now_ms)
+
+
+def _quiet(text):
+    pass
+
+
+def _read(c, name):
+    files = c.journal.files
+    f = files.open(files.name(name), "rb")
+    try:
+        return f.read().decode()
+    finally:
+        f.close()
 
 
 class Online:
-    def __init__(self, app, side, game_id):
-        self.c = app.controller
-        self.write = app.write
+    def __init__(self, c, write, side, game_id):
+        self.c = c
+        self.write = write
         self.side = side  # the player's colour: 0 White, 8 Black
-        self.game_id = game_id
-        self.saved_side = app.controller.settings.computer_side  # restored on leaving
+        self.game_id = game_id  # None: waiting for a game of the network client (the lobby)
+        self.net = None  # features.online_net.NetClient when the board plays over its own network
+        self.saved_side = c.settings.computer_side  # restored on leaving
         self.ply = 0  # the game's plies as last seen (a drop: a move taken back by hand)
         self.undo = False  # the player moved the opponent's piece: take it back next pass
         self.offer = 0  # the opponent's pending offer (_OFFER_DRAW / _OFFER_BACK)
@@ -147,12 +207,40 @@ class Online:
         self.running = _NOBODY  # whose clock runs (0, 8, or _NOBODY)
         self.clock_ms = 0  # when they came (ticks)
         self.shown_ms = 0
-        self.said_ms = 0
-        self.said = False
+        self.now = 0
+
+    def out(self, line):
+        """A line of the board for the bridge (serial), and for the board's own client."""
+        self.write(line)
+        if self.net is not None:
+            self.net.board_line(line)
+
+    def mark(self, c):
+        """online.run beside the journal: a restart resumes this game online (see resume)."""
+        j = c.journal
+        if j is None or not c.journal_ok:
+            return
+        try:
+            j.files.rewrite(j.files.name(RUN_FILE), ("%d %d %s" % (self.side, self.saved_side, self.game_id)).encode())
+        except OSError:
+            pass
+
+    def unmark(self, c):
+        j = c.journal
+        if j is None:
+            return
+        name = j.files.name(RUN_FILE)
+        try:
+            if j.files.exists(name):
+                j.files.fs.remove(name)
+        except OSError:
+            pass
 
     # ---- the controller's hooks ---------------------------------------------------------
     def after(self, c, by_computer):
         """After every move made on the board: report the player's own moves."""
+        if self.game_id is None:
+            return
         game = c.game
         move = game.last_move()
         if not by_computer and game.position.stm == self.side:
@@ -162,11 +250,18 @@ class Online:
         if self.offer == _OFFER_BACK:
             self.offer = 0
         if not by_computer:
-            self.write("online played %s %d" % (uci(move), game.ply))
+            self.out("online played %s %d" % (uci(move), game.ply))
 
     def poll(self, c, now_ms):
-        """Every pass: take back a move of the opponent's pieces, notice a move taken back by
-        hand, keep a finished game out of the statistics, renew the clock text."""
+        """Every pass: the network client's turn; take back a move of the opponent's pieces,
+        notice a move taken back by hand, renew the clock text once a second."""
+        self.now = now_ms
+        if self.net is not None:
+            self.net.poll(now_ms)
+            if c.online is not self:
+                return  # the client left (401, the game gone)
+        if self.game_id is None:
+            return
         game = c.game
         if self.undo:
             self.undo = False
@@ -174,28 +269,30 @@ class Online:
             c._journal("record_undo")
             c._enter_play(now_ms)  # the LEDs guide the piece back
             c._say("Opponent's move", now_ms)
-            self.said_ms = now_ms
             self.ply = game.ply
         if game.ply < self.ply:
             self.ply = game.ply
             c.paused = False
-            self.write("online takeback %d" % self.ply)
-        c.counted = -1 if game.over else 0  # count_end skips it; a take back after the end uncounts nothing
-        if ticks_diff(now_ms, self.shown_ms) >= _TICK_MS:
-            self.show(c, now_ms, False)
+            self.out("online takeback %d" % self.ply)
+        if self.wtime >= 0 and ticks_diff(now_ms, self.shown_ms) >= _TICK_MS:
+            self.shown_ms = now_ms
+            c.dirty = True  # ui asks lines() for the clocks again
 
-    def button(self, name, kind, now_ms):
-        """Controller.on_button while online (installed on the controller object)."""
-        c = self.c
+    def button(self, c, name, kind, now_ms):
+        """actions.on_button asks this first: True when the press had its online meaning."""
+        if self.game_id is None:  # waiting for a game of the network client
+            if name != "new":
+                return False
+            self.leave(c, now_ms, False)
+            c._say("Online: left", now_ms)
+            return True
         over = c.game.over
         if name == "new" and over:
-            self.write("online left")
+            self.out("online left")
             self.leave(c, now_ms)
-            Controller.on_button(c, name, kind, now_ms)  # the next game, as after any game
-            return
-        if c.phase == _ui.PROMOTE or name == "setup" or name == "takeback" and kind == _LONG:
-            Controller.on_button(c, name, kind, now_ms)  # the promotion piece; check the board
-            return
+            return False  # the next game, as after any game
+        if name == "setup" or name == "takeback" and kind == _LONG:
+            return False  # check the board
         word = None
         if not over:
             if name == "hint" and kind != _LONG:
@@ -207,16 +304,48 @@ class Online:
         if word is None:
             c.ui.beep("error")
             c._say("new long: resign", now_ms)
-            self.said_ms = now_ms
-            return
+            return True
         if word == "decline" or (word == "draw" and self.offer == _OFFER_DRAW) or (
                 word == "takeback" and self.offer == _OFFER_BACK):
             self.offer = 0
-        self.write("online %s %d" % (word, c.game.ply) if word == "takeback" else "online " + word)
+        self.out("online %s %d" % (word, c.game.ply) if word == "takeback" else "online " + word)
         c.ui.beep("click")
         c._say({"draw": "Draw sent", "takeback": "Take back sent", "decline": "Declined",
                 "resign": "Resigning"}[word], now_ms)
-        self.said_ms = now_ms
+        return True
+
+    def lines(self, c, phase, head, detail, level):
+        """ui.compose_text asks this for the display's lines (head, detail, level) online."""
+        if self.game_id is None:
+            return "Online", self.net.state_text() if self.net is not None else "", level
+        level = "Lichess " + self.game_id
+        if phase == _ui.THINKING and not c.paused:
+            head = "Opponent's move"
+        text = self.clock_text(c, self.now)
+        if self.offer:
+            text += " Draw?" if self.offer == _OFFER_DRAW else " Back?"
+        if text:
+            if phase in (_ui.PLAYER, _ui.THINKING):
+                detail = text
+            elif phase == _ui.SHOWING:
+                head = head + " " + detail
+                detail = text
+            else:
+                level = text
+        return head, detail, level
+
+    def clock_text(self, c, now_ms):
+        if self.wtime < 0:
+            return ""
+        w = self.wtime
+        b = self.btime
+        if not c.game.over:
+            run = ticks_diff(now_ms, self.clock_ms)
+            if self.running == 0:
+                w = w - run if w > run else 0
+            elif self.running == 8:
+                b = b - run if b > run else 0
+        return "W %s B %s" % (_mmss(w), _mmss(b))
 
     # ---- the bridge's lines -------------------------------------------------------------
     def sync(self, c, start, words, final, now_ms):
@@ -271,34 +400,15 @@ class Online:
         self.btime = btime
         self.running = running if running < 16 else _NOBODY
         self.clock_ms = now_ms
-        self.show(c, now_ms, True)
-
-    def show(self, c, now_ms, force):
-        """The message line: a message of the bridge for a while, else the clocks and an offer."""
         self.shown_ms = now_ms
-        if ticks_diff(now_ms, self.said_ms) < _SAY_MS and self.said_ms and not force:
-            return
-        self.said_ms = 0
-        text = ""
-        if self.wtime >= 0:
-            w = self.wtime
-            b = self.btime
-            if not c.game.over:
-                run = ticks_diff(now_ms, self.clock_ms)
-                if self.running == 0:
-                    w = w - run if w > run else 0
-                elif self.running == 8:
-                    b = b - run if b > run else 0
-            text = "W %s B %s" % (_mmss(w), _mmss(b))
-        if self.offer:
-            text += " Draw?" if self.offer == _OFFER_DRAW else " Back?"
-        if text:
-            c._say(text, now_ms)
+        self.now = now_ms
+        c.dirty = True
 
     def end(self, c, result, status, now_ms):
         if result not in ("1-0", "0-1", "1/2-1/2", "*"):
             raise OnlineError("unknown result %r" % result)
         self.offer = 0
+        self.unmark(c)
         if result == "*":  # aborted: the game is dropped
             self.leave(c, now_ms)
             c._say("Game aborted", now_ms)
@@ -323,18 +433,20 @@ class Online:
             if shown:
                 c._enter_play(now_ms)  # VERIFY until the last move is on the board, then OVER
         c._say("%s %s" % (result, status)[:21], now_ms)
-        self.said_ms = now_ms
 
     def leave(self, c, now_ms, new_game=True):
-        """Normal play again: the computer's side as before; a running game is dropped."""
+        """Normal play again: the computer's side as before; a running game is dropped; the
+        network client (if any) closes."""
         s = c.settings
         s.computer_side = self.saved_side
         c.online = None
-        try:
-            del c.on_button
-        except AttributeError:
-            pass
-        if new_game and not c.game.over:
+        if self.net is not None:
+            self.net.close()
+            self.net = None
+            drop("online_net")
+            drop("online_http")
+        self.unmark(c)
+        if new_game and not c.game.over and self.game_id is not None:
             c.new_game(now_ms)
         else:
             c._journal("record_settings", s.to_bytes())
