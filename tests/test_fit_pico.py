@@ -227,10 +227,6 @@ def play_whole_game(player, level, nodes=NODES):
     return game1_plies, game1_result, end
 
 
-@pytest.mark.xfail(reason="issue 13 open: on the emulated Pico the game runs out of memory at ply 2 "
-                   "within the ballast's 200 KB (boot holds 186 KB; the console code loaded per command, "
-                   "6.5 KB, a button's action code, 5.3 KB, and the search's garbage go over); see the "
-                   "closing note of 2026-11-23", strict=False)
 def test_c_whole_game_at_the_strongest_level_within_200_kb(pico):
     _flashed(pico)
     level, level_name = strongest_level()
