@@ -76,7 +76,13 @@ class OnlineError(ValueError):
 
 def command(app, args, now_ms):
     """Carry out `online <args...>` (args: the words after `online`) and print the answer."""
-    app.write(run(app, args, now_ms))
+    try:
+        app.write(run(app, args, now_ms))
+    finally:
+        o = app.controller.online
+        if o is None or o.net is None:  # the board's own client is not (or no longer) running
+            drop("online_net")
+            drop("online_http")
 
 
 def run(app, args, now_ms):
@@ -88,12 +94,7 @@ def run(app, args, now_ms):
     if o is not None:
         o.write = app.write  # a game resumed at boot had no App yet
     if word in _NET_WORDS:
-        try:
-            return load("online_net").command(app, word, args[1:], now_ms)
-        finally:
-            if c.online is None or c.online.net is None:
-                drop("online_net")
-                drop("online_http")
+        return load("online_net").command(app, word, args[1:], now_ms)
     if word == "start":
         return _start(app, c, args[1:], now_ms)
     if word == "status":
