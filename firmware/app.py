@@ -330,9 +330,18 @@ def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     import gc
     from firmware import features
 
-    boot = features.load("boot")
-    app = boot.build(board_module, journal_path, book_path, sensor_log_path)
-    boot.boot_app(app, app.ticks_ms())
+    try:
+        boot = features.load("boot")
+        app = boot.build(board_module, journal_path, book_path, sensor_log_path)
+        boot.boot_app(app, app.ticks_ms())
+    except MemoryError:
+        boot = app = None
+        features.drop("boot")
+        gc.collect()
+        print("Reedchess cannot start: out of memory (%d bytes free now). The saved game is kept on "
+              "flash. Check that only Reedchess's files are on the board and that the board config "
+              "fits (docs/memory.md)" % heap_figures()[0])
+        return
     boot = None
     features.drop("boot")
     gc.collect()

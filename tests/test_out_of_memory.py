@@ -67,3 +67,18 @@ def test_memory_errors_far_apart_or_without_a_board_go_on(monkeypatch):
     with pytest.raises(Restarted, match="after 6"):
         app.run(booted=True)
     assert written == ["out of memory"] * 6
+
+
+def test_out_of_memory_while_starting_says_so_and_returns(monkeypatch, capsys):
+    """Too little heap to build or boot (the 195 KB cap on the emulated Pico ran out in the
+    journal's first write): a clear message, not a traceback; the journal's game stays."""
+    from firmware import app as app_module
+    from firmware.features import boot
+
+    def build(*args):
+        raise MemoryError("memory allocation failed, allocating 1148 bytes")
+
+    monkeypatch.setattr(boot, "build", build)
+    assert app_module.main(object()) is None
+    out = capsys.readouterr().out
+    assert out.startswith("Reedchess cannot start: out of memory") and "saved game is kept" in out
