@@ -109,6 +109,20 @@ def test_the_http_reader_on_every_split_of_a_chunked_ndjson_stream():
     assert sink.status == [401] and sink.lines == [b'{"error": "No such token"}']
     sink, _ = _read([wire[:120]])
     assert sink.ends == ["closed"]
+    # the client closes the connection from on_line (the game is known): nothing more is read
+    from firmware.features.online_http import _IDLE
+
+    closing = Sink()
+    closing.on_line = lambda c: (closing.lines.append(bytes(c.line[:c.n])), c.close())
+    from firmware.features.online_http import _SEND, Conn
+
+    conn = Conn(closing, "event", 64)
+    conn.stream = FakeStream([wire, wire])
+    conn.state = _SEND
+    conn.out = b"x"
+    for _ in range(4):
+        conn.poll()
+    assert closing.lines == want[:1] and conn.state == _IDLE and closing.ends == []
 
 
 # ---- the client in the simulator (CPython) --------------------------------------------------

@@ -171,6 +171,8 @@ class Conn:
             if state == _DATA or state == _TILL_CLOSE:
                 k = n - i if state == _TILL_CLOSE or self.left > n - i else self.left
                 self._body(view, i, i + k)
+                if self.state == _IDLE or self.gen != gen:
+                    return  # the client closed it (or began the next exchange)
                 i += k
                 if state == _DATA:
                     self.left -= k

@@ -184,7 +184,7 @@ class NetClient:
         self.next_poll = 0
         self.pause_until = None  # after 429: no request before this (ticks)
         self.call_due = 0  # a call that failed is tried again from then on (ticks)
-        self.events = Conn(self, "event", _EVENT_LINE)
+        self.events = Conn(self, "event", _EVENT_LINE)  # closed once the game is known
         self.game = Conn(self, "game", _GAME_LINE)
         self.seek = Conn(self, "seek", 64)
         self.call = Conn(self, "call", _CALL_LINE)
@@ -300,7 +300,8 @@ class NetClient:
     def _signed_in(self):
         self.state = "play"
         self._log("signed in as " + self.username)
-        self._open("event")
+        if self.mode != "game":
+            self._open("event")  # only until the game is known: one connection (and TLS session) less
         if self.mode == "seek":
             self._open("seek")
         elif self.mode == "challenge":
@@ -406,8 +407,8 @@ class NetClient:
         kind = conn.kind
         if kind == "game" and self.ended:
             return  # the game is over: its stream closes for good
-        if kind == "seek" and self.game_id is not None:
-            return  # paired: the event stream brings the game
+        if kind != "game" and self.game_id is not None:
+            return  # the game is known: its stream is the only one needed
         if why is not None and kind == "game":
             self._log("game stream dropped: reconnecting")
             self._say("Reconnecting")
@@ -447,7 +448,9 @@ class NetClient:
             if self.game_id in (None, gid) and not (self.game.busy() or "game" in self.reopen):
                 self.game_id = gid
                 self.seek.close()
+                self.events.close()  # the game's stream says all from here on
                 self.reopen.pop("seek", None)
+                self.reopen.pop("event", None)
                 self._open("game")
         elif t == "challenge":
             chal = event.get("challenge") or {}
