@@ -186,8 +186,9 @@ class Controller:
     # ---- boot and new games ---------------------------------------------------------------
     def boot(self, saved, now_ms, start_fen=None):
         """Resume `saved` (a journal.SavedGame, or None for a fresh start from `start_fen`):
-        features/actions.py."""
-        return self._act("boot", saved, now_ms, start_fen)
+        features/actions.py; a fresh game's journal record is started after it is dropped."""
+        if self._act("boot", saved, now_ms, start_fen):
+            self._journal("start_game", self.settings.to_bytes(), start_fen)
 
     def _act(self, name, *args):
         """Run a rare action of features/actions.py (take back, verify, draw claim, two-player

@@ -33,7 +33,9 @@ OVER = _ui.OVER
 
 
 def boot(self, saved, now_ms, start_fen=None):
-    """Resume `saved` (a journal.SavedGame, or None for a fresh start from `start_fen`)."""
+    """Resume `saved` (a journal.SavedGame, or None for a fresh start from `start_fen`).
+    True when a fresh game was set up: Controller.boot then starts its journal record, once
+    this module is dropped (the journal's rare code then does not share the heap with it)."""
     started = False
     if saved is not None and saved.found:
         try:
@@ -59,12 +61,12 @@ def boot(self, saved, now_ms, start_fen=None):
     if not started:
         self.settings.trainer = 0
         self.game.new(start_fen)
-        self._journal("start_game", self.settings.to_bytes(), start_fen)
     # A resumed game waits for the board to be checked; a fresh one too if the pieces
     # are not on their squares yet.
     self.paused = False
     self._want_touch()
     self._enter_play(now_ms)
+    return not started
 
 
 def takeback(self, now_ms, physical=False):
