@@ -387,3 +387,73 @@ def test_two_boards_a_bridge_and_the_firmwares_own_client_under_micropython(serv
     finally:
         a.bridge.stop()
         mp.close()
+
+
+TLS_CLIENT = r"""
+import os, socket, time
+from firmware.controller.flashfile import FlashFiles
+from firmware.features import online_net
+from firmware.features.online_http import Conn
+class C:
+    def on_status(s, c): print("status", c.status)
+    def on_line(s, c): print("line", bytes(c.line[:c.n]))
+    def on_end(s, c, why): print("end", why)
+try:
+    ctx = online_net._tls_context(FlashFiles(DIR, open, os))
+except ValueError as exc:
+    print("refused:", exc)
+    raise SystemExit
+c = Conn(C(), "call", 512)
+c.request(socket.getaddrinfo("localhost", PORT)[0][-1], "localhost", ctx,
+          b"GET /api/account HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer TOKEN\r\n\r\n")
+worst = 0
+for i in range(1500):
+    t = time.ticks_ms()
+    c.poll()
+    worst = max(worst, time.ticks_diff(time.ticks_ms(), t))
+    if not c.busy():
+        break
+    time.sleep_ms(2)
+print("worst poll ms", worst)
+"""
+
+
+def _self_signed(folder, name):
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl to make a test certificate")
+    key, pem = os.path.join(folder, name + ".key"), os.path.join(folder, name + ".pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-keyout", key, "-out", pem, "-days", "2", "-nodes", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost"], check=True, capture_output=True)
+    return key, pem
+
+
+def test_https_under_micropython_checks_the_certificate(server, tmp_path):
+    """The client's TLS (MicroPython's ssl, non-blocking handshake) against the stand-in behind
+    TLS: with the server's root in online.ca it talks; with another root it refuses; without
+    online.ca https is not tried (the token would go to whoever answers)."""
+    import ssl
+
+    key, pem = _self_signed(str(tmp_path), "server")
+    _, other = _self_signed(str(tmp_path), "other")
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(pem, key)
+    server._httpd.socket = ctx.wrap_socket(server._httpd.socket, server_side=True)
+    env = dict(os.environ, MICROPYPATH=ROOT + ":.frozen")  # .frozen: the port's own ssl module
+    code = TLS_CLIENT.replace("DIR", repr(str(tmp_path))).replace("PORT", str(server.port)).replace("TOKEN", TOKEN_B)
+
+    def client():
+        return subprocess.run([micropython_path(), "-c", code], capture_output=True, text=True, env=env,
+                              timeout=60, cwd=ROOT).stdout
+
+    out = client()
+    assert "refused: https needs the server's root certificate in online.ca" in out, out
+    for src, ok in ((other, False), (pem, True)):
+        with open(src) as f, open(os.path.join(str(tmp_path), "online.ca"), "w") as g:
+            g.write(f.read())  # PEM here; DER works too
+        out = client()
+        assert ("status 200" in out and '"username": "bob"' in out) == ok, out
+        if not ok:
+            assert "end certificate: " in out and "status" not in out, out

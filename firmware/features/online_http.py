@@ -92,7 +92,9 @@ class Conn:
             if tls is not None:
                 s = tls.wrap_socket(s, server_hostname=host, do_handshake_on_connect=False)
             self.sock = s
-            self.stream = s.makefile("rwb", 0)  # MicroPython: the socket itself
+            # CPython: a raw file (readinto answers None when nothing came); MicroPython's
+            # sockets are streams themselves (its TLS socket has no makefile)
+            self.stream = s.makefile("rwb", 0) if hasattr(s, "makefile") else s
             self.host = host
         self.gen += 1
         self.refused = 0
@@ -133,6 +135,9 @@ class Conn:
             if _blocked(exc):
                 return
             self._end(exc.args[0] if exc.args else "error")
+            return
+        except ValueError as exc:  # MicroPython's TLS: the certificate is refused
+            self._end("certificate: " + " ".join(str(exc).split())[:60])
             return
         if n is None:
             return  # nothing yet

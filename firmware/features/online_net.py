@@ -386,6 +386,10 @@ class NetClient:
         conn.refused = 0
         if self.state == "off":
             return
+        if isinstance(why, str) and why.startswith("certificate"):
+            self._fatal("the server's %s (online.ca must hold the root certificate of %s)" % (
+                why, self.host), "Certificate refused")
+            return
         if conn.kind == "call":
             if why is not None and not code:
                 self._log("request dropped (%s): again" % why)
