@@ -29,3 +29,12 @@ class Hardware:
 
         return OccupancyDebouncer(self.config["debounce_ms"], capacity=capacity)
 
+    def soft_reset_function(self):
+        """What restarts MicroPython so main.py runs again (machine.soft_reset on a board; it
+        does not return), or None where there is no such thing (CPython, the unix port)."""
+        try:
+            import machine
+
+            return machine.soft_reset
+        except (ImportError, AttributeError):
+            return None

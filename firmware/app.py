@@ -197,13 +197,11 @@ class App:
             pass
 
     def restart(self):
-        """Restart MicroPython on a board (machine.soft_reset: main.py runs again and the
-        journal resumes the game); where there is none (CPython, the unix port) do nothing."""
-        try:
-            import machine
-
-            reset = machine.soft_reset
-        except (ImportError, AttributeError):
+        """Restart MicroPython on a board (Hardware.soft_reset_function: main.py runs again and
+        the journal resumes the game); where it cannot (CPython, the unix port) do nothing."""
+        find = getattr(self.hw, "soft_reset_function", None)
+        reset = find() if find is not None else None
+        if reset is None:
             return
         try:
             self.write("out of memory again: restarting (the journal keeps the game)")
