@@ -1,0 +1,353 @@
+#!/usr/bin/env node
+// Reedchess's board at the pins of an emulated Pico (rp2040js + stock MicroPython RPI_PICO).
+//
+//   node board.mjs --rp-dir .cache/rp2040 --tcp SERIAL_PORT --control CONTROL_PORT --config '{...}'
+//
+// SERIAL_PORT: the board's USB serial (raw bytes; mpremote connects as socket://127.0.0.1:PORT).
+// CONTROL_PORT: JSON lines, one request -> one answer (host_sim/rp2040/pico_board.py speaks it):
+//   {"op":"time"}                               -> {"ns": emulated nanoseconds}
+//   {"op":"switch","phys":N,"closed":true}      reed switch N = row*8+col of the matrix
+//   {"op":"switches","closed":[N,...]}          every switch at once (all others open)
+//   {"op":"button","pin":P,"down":true}         a push button to ground
+//   {"op":"run","ms":N}                         answers once N more emulated ms have run
+//   {"op":"frames","since_ns":T}                the WS2812 frames latched after T (and the one
+//                                               showing at T): [{t, px: "rrggbb..."}]
+//   {"op":"display"}                            SSD1306: {on, ram: hex of the 1 KB GDDRAM, writes}
+//   {"op":"buzzer"}                             [[t_ns, hz, duty_u16], ...] every change of the tone
+//   {"op":"scans","since_ns":T,"gap_ms":G}      matrix scans since T: count, gaps longer than G ms
+//   {"op":"pins"}                               levels and directions of the modelled pins
+// Every answer carries "ns" (the emulated time it was made at).
+//
+// The model (config: rows, cols, pull, neopixel pin and count, buttons, buzzer pin, i2c bus+addr):
+// - reed matrix with a diode per switch (anode at the column, cathode at the row): a column
+//   reads low iff some row driven low has its switch closed; otherwise its pull decides
+//   (pull-up: high). Computed in the GPIO listeners, so the firmware's next read sees it.
+// - WS2812 chain: the data pin's pulses are timed on the emulated clock (high > 625 ns = 1),
+//   24 bits GRB per pixel, a low of > 50 us latches the frame.
+// - buttons: a pressed button pulls its pin low, a released one leaves it to its pull.
+// - buzzer: the PWM slice of the pin: frequency = clk_sys / divider / (top + 1), duty from CC.
+// - SSD1306 on the I2C bus: acknowledges its address, parses control bytes 0x80/0x00 (commands)
+//   and 0x40 (data, horizontal addressing into the 128x8 page RAM).
+import fs from 'fs';
+import net from 'net';
+import path from 'path';
+import { fileURLToPath, pathToFileURL } from 'url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const opt = { rpDir: path.join(here, '..', '..', '.cache', 'rp2040'), quiet: false };
+for (let i = 0; i < argv.length; i++) {
+  const a = argv[i];
+  if (a === '--rp-dir') opt.rpDir = argv[++i];
+  else if (a === '--image') opt.image = argv[++i];
+  else if (a === '--bootrom') opt.bootrom = argv[++i];
+  else if (a === '--tcp') opt.tcp = Number(argv[++i]);
+  else if (a === '--control') opt.control = Number(argv[++i]);
+  else if (a === '--config') opt.config = JSON.parse(argv[++i]);
+  else if (a === '--quiet') opt.quiet = true;
+  else throw new Error(`unknown argument ${a}`);
+}
+if (!opt.tcp || !opt.control || !opt.config) throw new Error('need --tcp PORT --control PORT --config JSON');
+const rpDir = path.resolve(opt.rpDir);
+const { Simulator, USBCDC, ConsoleLogger, LogLevel, GPIOPinState } = await import(
+  pathToFileURL(path.join(rpDir, 'node_modules', 'rp2040js', 'dist', 'esm', 'index.js')).href);
+opt.image ||= path.join(rpDir, fs.readdirSync(rpDir).find((n) => /^micropython-RPI_PICO-.*\.bin$/.test(n)));
+opt.bootrom ||= path.join(rpDir, 'rp2040-bootrom-b1.bin');
+const cfg = opt.config;
+
+const NS_PER_CYCLE = 8; // the Simulator's 125 MHz
+const sim = new Simulator();
+const mcu = sim.rp2040;
+const core = mcu.core;
+const clock = sim.clock;
+mcu.logger = new ConsoleLogger(LogLevel.Error);
+const rom = fs.readFileSync(opt.bootrom);
+mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
+mcu.flash.set(fs.readFileSync(opt.image), 0);
+
+// ---- the boot ROM's flash routines -------------------------------------------------------
+// rp2040js has no QSPI flash command model: do what the ROM's erase/program functions would do
+// on mcu.flash, found through the ROM's function table (two-letter codes).
+const romTable = new Map();
+{
+  const h = (a) => rom[a] | (rom[a + 1] << 8);
+  for (let a = h(0x14); h(a); a += 4) romTable.set(String.fromCharCode(h(a) & 0xff, h(a) >> 8), h(a + 2) & ~1);
+}
+const r = (n) => core.registers[n] >>> 0;
+const romCalls = new Map();
+for (const code of ['IF', 'EX', 'FC', 'CX']) romCalls.set(romTable.get(code), () => {});
+romCalls.set(romTable.get('RE'), () => mcu.flash.fill(0xff, r(0), r(0) + r(1)));
+romCalls.set(romTable.get('RP'), () => {
+  const dst = r(0), src = r(1), n = r(2);
+  for (let i = 0; i < n; i++) mcu.flash[dst + i] &= mcu.readUint8(src + i);
+});
+
+// ---- USB serial ----------------------------------------------------------------------------
+const cdc = new USBCDC(mcu.usbCtrl);
+const toDevice = [];
+let serialSock = null;
+cdc.onSerialData = (buf) => {
+  if (serialSock) serialSock.write(Buffer.from(buf));
+  if (!opt.quiet) process.stdout.write(buf);
+};
+// A host NAKs an OUT read when it has nothing to send; rp2040js answers at once with zero bytes,
+// which keeps the chip in a USB interrupt storm. Hold the read until bytes are waiting.
+const plainRead = mcu.usbCtrl.onEndpointRead;
+let heldRead = null;
+mcu.usbCtrl.onEndpointRead = (ep, size) => {
+  if (ep === cdc.outEndpoint && cdc.txFIFO.empty && toDevice.length === 0) { heldRead = [ep, size]; return; }
+  plainRead(ep, size);
+};
+function feedSerial() {
+  let n = 0;
+  while (n < toDevice.length && !cdc.txFIFO.full) cdc.txFIFO.push(toDevice[n++]);
+  if (n) toDevice.splice(0, n);
+  if (heldRead && !cdc.txFIFO.empty) { const [ep, size] = heldRead; heldRead = null; plainRead(ep, size); }
+}
+
+// ---- the reed matrix and the buttons ------------------------------------------------------
+const gpio = mcu.gpio;
+const closed = new Uint8Array(64); // phys = row * 8 + col
+const pressed = new Set(); // button pins held down
+const rowIndex = new Map(cfg.rows.map((p, i) => [p, i]));
+const drivenLow = (p) => gpio[p].value === GPIOPinState.Low;
+function pulled(p) { // the level a pin's own pull gives it when nothing drives it
+  const pin = gpio[p];
+  if (pin.pullupEnabled && !pin.pulldownEnabled) return true;
+  if (pin.pulldownEnabled && !pin.pullupEnabled) return false;
+  return cfg.floating_high ?? true; // no pull (or bus keeper): an external resistor is assumed
+}
+function setInput(p, level) {
+  const pin = gpio[p];
+  // rp2040js reads rawInputValue; write it only when it changes (each write rescans IRQs)
+  if (pin._modelLevel !== level) { pin._modelLevel = level; pin.setInputValue(level); }
+}
+function updateColumns() {
+  for (let c = 0; c < 8; c++) {
+    let low = false;
+    for (let rw = 0; rw < 8 && !low; rw++) low = closed[rw * 8 + c] === 1 && drivenLow(cfg.rows[rw]);
+    setInput(cfg.cols[c], low ? false : pulled(cfg.cols[c]));
+  }
+}
+function updateButton(p) { setInput(p, pressed.has(p) ? false : pulled(p)); }
+for (const p of cfg.rows) gpio[p].addListener(updateColumns);
+// the start of every scan (the first row driven low), for the gaps between the firmware's scans
+const scans = new Float64Array(1 << 16);
+let scanCount = 0;
+gpio[cfg.rows[0]].addListener((state) => {
+  if (state === GPIOPinState.Low) scans[scanCount++ & 0xffff] = clock.nanos;
+});
+for (const p of cfg.cols) gpio[p].addListener(updateColumns); // pull changes
+for (const p of cfg.buttons) gpio[p].addListener(() => updateButton(p));
+updateColumns();
+for (const p of cfg.buttons) updateButton(p);
+
+// ---- the WS2812 chain, decoded from the data pin's timing ---------------------------------
+const pixels = cfg.pixels;
+const frames = []; // {t, px} latched frames (the last 4096)
+let riseNs = -1, fallNs = -1, bits = [];
+function latch() {
+  if (!bits.length) return;
+  const n = Math.floor(bits.length / 8);
+  const bytes = new Uint8Array(pixels * 3);
+  for (let i = 0; i < n && i < bytes.length; i++) {
+    let v = 0;
+    for (let k = 0; k < 8; k++) v = (v << 1) | bits[i * 8 + k];
+    bytes[i] = v;
+  }
+  let px = '';
+  for (let i = 0; i < pixels; i++) { // wire order G R B -> "rrggbb"
+    const [g, rr, b] = [bytes[3 * i], bytes[3 * i + 1], bytes[3 * i + 2]];
+    px += [rr, g, b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  }
+  frames.push({ t: fallNs, px, bits: bits.length });
+  if (frames.length > 4096) frames.splice(0, 1024);
+  bits = [];
+}
+gpio[cfg.neopixel].addListener((state) => {
+  const t = clock.nanos;
+  if (state === GPIOPinState.High) {
+    if (fallNs >= 0 && t - fallNs > 50000) latch();
+    riseNs = t;
+  } else if (state === GPIOPinState.Low && riseNs >= 0) {
+    bits.push(t - riseNs > 625 ? 1 : 0);
+    riseNs = -1;
+    fallNs = t;
+  }
+});
+function latchIfIdle() { if (bits.length && clock.nanos - fallNs > 50000) latch(); }
+
+// ---- the buzzer's PWM ----------------------------------------------------------------------
+const tones = [];
+const slice = (cfg.buzzer >> 1) & 7, chanB = cfg.buzzer & 1;
+let lastTone = '';
+function sampleTone() {
+  const ch = mcu.pwm.channels[slice];
+  const enabled = (ch.csr & 1) === 1 && gpio[cfg.buzzer].functionSelect === 4;
+  const top = ch.top + 1;
+  const cc = chanB ? ch.cc >>> 16 : ch.cc & 0xffff;
+  const divider = ((ch.div >> 4) & 0xff || 256) + (ch.div & 0xf) / 16;
+  const hz = enabled ? Math.round(mcu.clkSys / divider / top / ((ch.csr & 2) ? 2 : 1)) : 0;
+  const duty = enabled ? Math.min(65535, Math.round((cc / top) * 65535)) : 0;
+  const key = `${hz},${duty}`;
+  if (key !== lastTone) { lastTone = key; tones.push([clock.nanos, hz, duty]); if (tones.length > 4096) tones.splice(0, 1024); }
+}
+if (cfg.buzzer !== null && cfg.buzzer !== undefined) {
+  const plainWrite = mcu.pwm.writeUint32.bind(mcu.pwm);
+  mcu.pwm.writeUint32 = (offset, value) => { plainWrite(offset, value); sampleTone(); };
+}
+
+// ---- the SSD1306 on I2C ---------------------------------------------------------------------
+const ARGS = { 0x20: 1, 0x21: 2, 0x22: 2, 0x81: 1, 0x8d: 1, 0xa8: 1, 0xd3: 1, 0xd5: 1, 0xd9: 1, 0xda: 1, 0xdb: 1 };
+const oled = { on: false, ram: new Uint8Array(1024), writes: 0, col: 0, page: 0, c0: 0, c1: 127, p0: 0, p1: 7 };
+if (cfg.i2c !== null && cfg.i2c !== undefined) {
+  const bus = mcu.i2c[cfg.i2c];
+  let mine = false, first = true, mode = 0, pending = null;
+  const command = (b) => {
+    pending = pending ? [...pending, b] : [b];
+    if (pending.length - 1 < (ARGS[pending[0]] || 0)) return;
+    const [c, ...a] = pending;
+    pending = null;
+    if (c === 0xaf) oled.on = true;
+    else if (c === 0xae) oled.on = false;
+    else if (c === 0x21) { [oled.c0, oled.c1] = a; oled.col = oled.c0; }
+    else if (c === 0x22) { [oled.p0, oled.p1] = [a[0] & 7, a[1] & 7]; oled.page = oled.p0; }
+  };
+  const data = (b) => {
+    oled.ram[oled.page * 128 + oled.col] = b;
+    if (++oled.col > oled.c1) { oled.col = oled.c0; if (++oled.page > oled.p1) oled.page = oled.p0; }
+  };
+  bus.onStart = () => bus.completeStart();
+  bus.onConnect = (addr) => { mine = addr === cfg.i2c_addr; first = true; bus.completeConnect(mine); };
+  bus.onWriteByte = (b) => {
+    if (!mine) return bus.completeWrite(false);
+    if (first) { first = false; mode = b; oled.writes++; }
+    else if (mode === 0x40) data(b);
+    else command(b);
+    bus.completeWrite(true);
+  };
+  bus.onReadByte = () => bus.completeRead(0x00);
+  bus.onStop = () => { mine = false; bus.completeStop(); };
+}
+
+// ---- running -------------------------------------------------------------------------------
+const timeWaiters = []; // {ns, resolve}
+function slice200k() {
+  for (let i = 0; i < 200000; i++) {
+    if (core.waiting) {
+      const ns = clock.nanosToNextAlarm;
+      clock.tick(ns);
+      i += ns / NS_PER_CYCLE;
+    } else {
+      clock.tick(core.executeInstruction() * NS_PER_CYCLE);
+      if (core.PC < 0x4000) {
+        const call = romCalls.get(core.PC);
+        if (call) { call(); core.PC = core.registers[14] & ~1; }
+      }
+    }
+  }
+  feedSerial();
+  latchIfIdle();
+  for (let j = timeWaiters.length - 1; j >= 0; j--) {
+    if (clock.nanos >= timeWaiters[j].ns) timeWaiters.splice(j, 1)[0].resolve();
+  }
+  setImmediate(slice200k);
+}
+core.PC = 0x10000000; // boot2 first, as on the chip
+setImmediate(slice200k);
+
+// ---- the serial port ------------------------------------------------------------------------
+net.createServer((s) => {
+  if (serialSock) serialSock.destroy();
+  serialSock = s;
+  s.setNoDelay(true);
+  s.on('data', (d) => { for (const b of d) toDevice.push(b); });
+  s.on('close', () => { if (serialSock === s) serialSock = null; });
+  s.on('error', () => {});
+}).listen(opt.tcp, '127.0.0.1', () => console.error(`# serial on tcp://127.0.0.1:${opt.tcp}`));
+
+// ---- the control port ---------------------------------------------------------------------
+function pinsReport() {
+  const out = {};
+  for (const p of [...cfg.rows, ...cfg.cols, ...cfg.buttons, cfg.neopixel]) {
+    out[p] = { state: gpio[p].value, in: gpio[p].inputValue, fn: gpio[p].functionSelect };
+  }
+  return out;
+}
+async function handle(req) {
+  switch (req.op) {
+    case 'time': return {};
+    case 'switch':
+      closed[req.phys] = req.closed ? 1 : 0;
+      updateColumns();
+      return {};
+    case 'switches':
+      closed.fill(0);
+      for (const p of req.closed) closed[p] = 1;
+      updateColumns();
+      return {};
+    case 'button':
+      if (req.down) pressed.add(req.pin); else pressed.delete(req.pin);
+      updateButton(req.pin);
+      return {};
+    case 'run': {
+      const ns = clock.nanos + Math.round(req.ms * 1e6);
+      await new Promise((resolve) => timeWaiters.push({ ns, resolve }));
+      return {};
+    }
+    case 'frames': {
+      latchIfIdle();
+      const since = req.since_ns ?? 0;
+      let k = frames.length;
+      while (k > 0 && frames[k - 1].t > since) k--;
+      return { frames: frames.slice(Math.max(0, k - 1)), count: frames.length };
+    }
+    case 'display':
+      return { on: oled.on, writes: oled.writes, ram: Buffer.from(oled.ram).toString('hex') };
+    case 'buzzer':
+      return { tones: tones.filter((t) => t[0] >= (req.since_ns ?? 0)) };
+    case 'scans': { // scans after since_ns (of the last 65536): how many, and the gaps longer than gap_ms
+      const since = req.since_ns ?? 0, gapNs = (req.gap_ms ?? 50) * 1e6;
+      const gaps = [];
+      let n = 0, prev = -1;
+      for (let i = Math.max(0, scanCount - 65536); i < scanCount; i++) {
+        const t = scans[i & 0xffff];
+        if (t < since) { prev = t; continue; }
+        n++;
+        if (prev >= 0 && t - prev > gapNs) gaps.push([prev, t]);
+        prev = t;
+      }
+      if (prev >= 0 && clock.nanos - prev > gapNs) gaps.push([prev, clock.nanos]);
+      return { count: n, gaps };
+    }
+    case 'pins':
+      return { pins: pinsReport() };
+    default:
+      throw new Error(`unknown op ${req.op}`);
+  }
+}
+net.createServer((s) => {
+  s.setNoDelay(true);
+  let acc = '';
+  let chain = Promise.resolve();
+  s.on('data', (d) => {
+    acc += d.toString('utf8');
+    let i;
+    while ((i = acc.indexOf('\n')) >= 0) {
+      const line = acc.slice(0, i);
+      acc = acc.slice(i + 1);
+      if (!line.trim()) continue;
+      chain = chain.then(async () => {
+        let reply;
+        try {
+          reply = await handle(JSON.parse(line));
+        } catch (e) {
+          reply = { error: String(e && e.message || e) };
+        }
+        reply.ns = clock.nanos;
+        s.write(JSON.stringify(reply) + '\n');
+      });
+    }
+  });
+  s.on('error', () => {});
+}).listen(opt.control, '127.0.0.1', () => console.error(`# control on tcp://127.0.0.1:${opt.control}`));

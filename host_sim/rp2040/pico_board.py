@@ -1,0 +1,446 @@
+"""The Reedchess board at the pins of an emulated Pico, with the Simulator's API.
+
+    from host_sim.rp2040.pico_board import PicoBoard
+    with PicoBoard() as b:               # starts host_sim/rp2040/board.mjs (rp2040js + stock MicroPython)
+        b.flash()                        # make flash BOARD=pico through mpremote (tools.flash)
+        b.boot()                         # soft reset: main.py runs, until its console answers
+        b.lift("e2"); b.run(250); b.place("e4"); b.run(600)   # reed switches, emulated ms
+        b.lit()                          # {"e7": "on", ...} decoded from the WS2812 data pin
+        b.computer_move()                # "e7e5": the green squares read against b.board
+        b.press("hint"); b.press("new", long=True)           # buttons pulled to ground
+        b.game()                         # ["e2e4", ...]: the console's `moves`
+        b.display_text()                 # the SSD1306's RAM read back with the firmware's font
+        b.buzzer_tones()                 # [(ms, hz, duty_u16)] every change of the buzzer's PWM
+
+The chip runs freely (as a real one); `run(ms)` returns once that much emulated time has
+passed. Touches and presses take effect at once at the pins; the firmware sees them only by
+scanning its rows and reading its columns. The USB serial is the one EmulatedPico speaks
+(tools/emulated_pico.py): flash(), exec(), soft_reset(), ask() work as there. What is
+modelled and what not: docs/pin-model.md.
+"""
+import json
+import os
+import socket
+import subprocess
+import time
+
+import chess
+
+from firmware.io.cellmap import make_cell_map
+from host_sim.pins import FakeSsd1306
+from tools.emulated_pico import CACHE, RP_DIR, DeviceError, EmulatedPico, free_port, unavailable
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+RUNNER = os.path.join(HERE, "board.mjs")
+PATTERN_NAMES = ("off", "on", "blink", "blink-fast")
+WINDOW_MS = 1100  # lit(): frames looked at (a slow blink's period is 1024 ms)
+HAND_MS = 250
+# A short press is held 200 ms (the Simulator's 80 ms can fall between two scans of the buttons:
+# on the chip, the main loop stops scanning for ~150-250 ms after a touch, see docs/pin-model.md)
+PRESS_MS = 200
+
+
+def board_model(config):
+    """The runner's --config for a board CONFIG with a reed matrix and NeoPixel LEDs."""
+    s, led = config["sensor"], config["leds"]
+    if s["kind"] != "matrix" or led["kind"] != "neopixel":
+        raise ValueError("the pin model knows the reed matrix and NeoPixel LEDs (board %s)" % config["name"])
+    st = config.get("status")
+    d = config.get("display")
+    return {
+        "rows": list(s["rows"]), "cols": list(s["cols"]),
+        "buttons": sorted(config["buttons"].values()),
+        "neopixel": led["pin"], "pixels": 65 if st and st.get("kind") == "pixel" else 64,
+        "buzzer": (config.get("buzzer") or {}).get("pin"),
+        "i2c": d.get("i2c", 0) if d else None, "i2c_addr": d.get("addr", 0x3C) if d else None,
+    }
+
+
+def colour_role(rgb):
+    """The firmware's LED role from a pixel's colour (firmware/io/leds.py: MOVE green, HINT
+    blue, ERROR red, INFO amber), or None when dark."""
+    r, g, b = rgb
+    if not (r or g or b):
+        return None
+    if b > r and b >= g:
+        return "hint"
+    if r and not g:
+        return "error"
+    if r and g:
+        return "info"
+    return "move"
+
+
+class PinPico(EmulatedPico):
+    """EmulatedPico on host_sim/rp2040/board.mjs: the same USB serial, plus the control port."""
+
+    def __init__(self, model, boot_timeout=60, log_path=None):
+        EmulatedPico.__init__(self, boot_timeout=boot_timeout, log_path=log_path)
+        self.model = model
+        self.control_port = None
+        self.ctl_sock = None
+        self.ctl_buf = b""
+
+    def start(self):
+        why = unavailable()
+        if why:
+            raise DeviceError(why)
+        self.port = free_port()
+        self.control_port = free_port()
+        self.log_path = self.log_path or os.path.join(CACHE, "pins-%d.log" % self.port)
+        self._log = open(self.log_path, "w")
+        cmd = ["node", RUNNER, "--rp-dir", RP_DIR, "--tcp", str(self.port), "--control", str(self.control_port),
+               "--config", json.dumps(self.model), "--quiet"]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        end = time.monotonic() + self.boot_timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise DeviceError("the runner exited (%s): %s" % (self.proc.returncode, self._runner_log()))
+            try:
+                self.connect()
+                self.ctl_sock = socket.create_connection(("127.0.0.1", self.control_port), timeout=5)
+                break
+            except OSError:
+                self.disconnect()
+                if time.monotonic() > end:
+                    raise DeviceError("the runner did not listen: %s" % self._runner_log())
+                time.sleep(0.1)
+        self.ctl_sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.write(b"\r\n")
+        self.read_until(b">>> ", timeout=self.boot_timeout)
+        return self
+
+    def stop(self):
+        if self.ctl_sock is not None:
+            try:
+                self.ctl_sock.close()
+            except OSError:
+                pass
+            self.ctl_sock = None
+        EmulatedPico.stop(self)
+
+    def ctl(self, op, timeout=600, **args):
+        """One control request; returns the answer (a dict with "ns")."""
+        args["op"] = op
+        self.ctl_sock.sendall(json.dumps(args).encode() + b"\n")
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.ctl_buf:
+            if self.proc.poll() is not None:
+                raise DeviceError("the runner died: %s" % self._runner_log())
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DeviceError("no answer to %s within %s s" % (op, timeout))
+            self.ctl_sock.settimeout(min(left, 1.0))
+            try:
+                chunk = self.ctl_sock.recv(1 << 20)
+            except socket.timeout:
+                continue
+            if not chunk:
+                raise DeviceError("the runner closed the control port: %s" % self._runner_log())
+            self.ctl_buf += chunk
+        i = self.ctl_buf.index(b"\n")
+        line, self.ctl_buf = self.ctl_buf[:i], self.ctl_buf[i + 1:]
+        reply = json.loads(line)
+        if "error" in reply:
+            raise DeviceError("control %s: %s" % (op, reply["error"]))
+        return reply
+
+
+class PicoBoard:
+    """The Simulator's API on the emulated chip (see the module doc)."""
+
+    def __init__(self, board="pico", fen=None, log_path=None):
+        import importlib
+
+        self.config = importlib.import_module("boards." + board).CONFIG
+        self.board_name = board
+        self.pico = PinPico(board_model(self.config), log_path=log_path)
+        self._sensor_phys = {}  # cell -> matrix position
+        for phys, cell in enumerate(make_cell_map(self.config["sensor"].get("cell_map"))):
+            self._sensor_phys[cell] = phys
+        self._pixel_cell = make_cell_map(self.config["leds"].get("cell_map"))  # pixel -> cell
+        self.board = chess.Board(fen) if fen else chess.Board()  # the host's picture of the game
+        self.occupied = set()  # cells with a piece on them (what the switches say)
+        self.last_ns = 0
+
+    # ---- process -----------------------------------------------------------------------------
+    def start(self):
+        self.pico.start()
+        return self
+
+    def stop(self):
+        self.pico.stop()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def ctl(self, op, **args):
+        reply = self.pico.ctl(op, **args)
+        self.last_ns = reply["ns"]
+        return reply
+
+    def flash(self, **kw):
+        """`make flash BOARD=pico PORT=socket://...`: tools.flash through mpremote."""
+        return self.pico.flash(board=self.board_name, **kw)
+
+    def boot(self, timeout=240):
+        """Soft reset (main.py runs, as after power-on) with the pieces of `self.board` on the
+        switches; returns the lines main printed until its console answered `status`."""
+        self.arrange(self.board)
+        self.pico.transcript = []
+        self.pico.soft_reset(until=lambda line: True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.pico.send_line("status")
+            end = time.monotonic() + 5
+            while time.monotonic() < end:
+                line = self.pico.read_line(timeout=1, missing=None)
+                if line is None:
+                    continue
+                if "Traceback" in line or line.startswith(">>>"):
+                    raise DeviceError("main.py stopped:\n%s" % "\n".join(self.pico.transcript[-40:]))
+                if " ply " in line:
+                    return list(self.pico.transcript)
+        raise DeviceError("the console did not answer: %s" % self.pico.transcript[-20:])
+
+    # ---- time ---------------------------------------------------------------------------------
+    def now_ms(self):
+        return self.ctl("time")["ns"] / 1e6
+
+    def run(self, ms):
+        """Return once `ms` more emulated milliseconds have run."""
+        self.ctl("run", ms=ms)
+
+    # ---- the pieces -------------------------------------------------------------------------
+    def _cell(self, sq):
+        return chess.parse_square(sq) if isinstance(sq, str) else sq
+
+    def _switch(self, cell, closed):
+        if closed:
+            self.occupied.add(cell)
+        else:
+            self.occupied.discard(cell)
+        return self.ctl("switch", phys=self._sensor_phys[cell], closed=closed)["ns"]
+
+    def lift(self, sq):
+        """Take the piece off `sq`: its reed switch opens. Returns the emulated ns it happened at."""
+        return self._switch(self._cell(sq), False)
+
+    def place(self, sq):
+        return self._switch(self._cell(sq), True)
+
+    def arrange(self, board):
+        """Every switch at once to the pieces of `board` (a chess.Board or a FEN)."""
+        if isinstance(board, str):
+            board = chess.Board(board)
+        self.occupied = {sq for sq in chess.SQUARES if board.piece_at(sq)}
+        self.ctl("switches", closed=[self._sensor_phys[c] for c in sorted(self.occupied)])
+
+    # ---- buttons --------------------------------------------------------------------------------
+    def hold(self, name):
+        self.ctl("button", pin=self.config["buttons"][name], down=True)
+
+    def release(self, name):
+        self.ctl("button", pin=self.config["buttons"][name], down=False)
+
+    def press(self, name, long=False, hold_ms=PRESS_MS):
+        """Press and release (long: held past the board's long_press_ms), in emulated time."""
+        self.hold(name)
+        self.run(self.config["long_press_ms"] + 100 if long else hold_ms)
+        self.release(name)
+        self.run(60)
+
+    # ---- what the board shows --------------------------------------------------------------------
+    def frames(self, since_ns=0):
+        """[(t_ns, [(r, g, b)] per pixel)]: the LED frames latched after since_ns, and the one
+        showing at since_ns."""
+        out = []
+        for f in self.ctl("frames", since_ns=since_ns)["frames"]:
+            px = bytes.fromhex(f["px"])
+            out.append((f["t"], [tuple(px[3 * i:3 * i + 3]) for i in range(len(px) // 3)]))
+        return out
+
+    def leds(self):
+        """{square: (r, g, b)} of the lit board pixels in the latest frame."""
+        frames = self.frames(self.last_ns + 10 ** 12)  # only the latest
+        if not frames:
+            return {}
+        return {chess.square_name(self._pixel_cell[i]): rgb for i, rgb in enumerate(frames[-1][1][:64]) if any(rgb)}
+
+    def lit(self, roles=False):
+        """{square: "on" | "blink" | "blink-fast"} over the last WINDOW_MS of emulated time (a
+        pixel that went on and off twice or more, the last time recently, blinks; fast when
+        its changes are < 300 ms apart). roles=True: {square: (pattern, role)}."""
+        now = self.ctl("time")["ns"]
+        frames = self.frames(now - WINDOW_MS * 10 ** 6)
+        out = {}
+        if not frames:
+            return out
+        for i in range(64):
+            changes, last, colour = [], None, None
+            for t, px in frames:
+                on = any(px[i])
+                if on:
+                    colour = px[i]
+                if last is not None and on != last:
+                    changes.append(t)
+                last = on
+            if len(changes) >= 2 and now - changes[-1] < 700 * 10 ** 6:
+                gaps = [b - a for a, b in zip(changes, changes[1:])]
+                pattern = "blink-fast" if min(gaps) < 300 * 10 ** 6 else "blink"
+            elif last:
+                pattern = "on"
+            else:
+                continue
+            sq = chess.square_name(self._pixel_cell[i])
+            out[sq] = (pattern, colour_role(colour)) if roles else pattern
+        return out
+
+    def computer_move(self, board=None):
+        """The move the green (MOVE) squares show, as UCI, read against `board` (default:
+        self.board, the host's picture of the game); None when none is shown."""
+        board = board or self.board
+        lit = self.lit(roles=True)
+        green = {chess.parse_square(sq) for sq, (pat, role) in lit.items() if role == "move" and pat == "on"}
+        if len(green) < 2:
+            return None
+        found = []
+        for m in board.legal_moves:
+            if m.from_square in green and m.to_square in green:
+                if board.is_castling(m) and len(green) != 4:
+                    continue
+                if not board.is_castling(m) and len(green) != 2:
+                    continue
+                found.append(m)
+        if not found:
+            return None
+        # a promotion: the LEDs show only the squares; the record says which piece (game())
+        return found[0].uci()[:4] + ("q" if found[0].promotion else "")
+
+    def game(self):
+        """The firmware's game record (UCI), asked over the USB serial (`moves`)."""
+        line = self.console("moves", lambda l: all(len(w) in (4, 5) and w[1] in "12345678" for w in l.split()))
+        return line.split()
+
+    def console(self, line, accept=None, timeout=120):
+        """Send a console line over the USB serial; returns the answer accept() takes."""
+        answer = self.pico.ask(line, accept, timeout=timeout)
+        if answer.startswith("error:") or "Traceback" in answer:
+            raise DeviceError("%r answered %r" % (line, answer))
+        return answer
+
+    def display(self):
+        """A FakeSsd1306 holding the emulated display's RAM (its read_text(), ascii_art())."""
+        d = self.ctl("display")
+        disp = FakeSsd1306()
+        disp.ram[:] = bytes.fromhex(d["ram"])
+        disp.on = d["on"]
+        return disp
+
+    def display_text(self):
+        return self.display().read_text()
+
+    def buzzer_tones(self, since_ns=0):
+        """[(ms, hz, duty_u16)]: every change of the buzzer pin's PWM after since_ns."""
+        return [(t / 1e6, hz, duty) for t, hz, duty in self.ctl("buzzer", since_ns=since_ns)["tones"]]
+
+
+# ---- a hand at the board (for tests and benchmarks) -------------------------------------------------
+PROMOTION_STEPS = {chess.QUEEN: 0, chess.ROOK: 1, chess.BISHOP: 2, chess.KNIGHT: 3}  # level presses: d, a, c, b
+
+
+def touches(board, move, order="natural"):
+    """[(action, square)] that make `move` on `board` by hand, as host_sim/physical.py plans
+    them. order: "natural" (a capture lifts the victim first, castling moves the king first,
+    en passant takes the pawn off after the move), "mover-first" (the capturing piece is
+    lifted, then the victim), "rook-first" (castling), "victim-first" (en passant)."""
+    fr, to = chess.square_name(move.from_square), chess.square_name(move.to_square)
+    if board.is_castling(move):
+        rank = fr[1]
+        kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
+        rook = [("lift", ("h" if kingside else "a") + rank), ("place", ("f" if kingside else "d") + rank)]
+        king = [("lift", fr), ("place", to)]
+        return rook + king if order == "rook-first" else king + rook
+    mover = [("lift", fr), ("place", to)]
+    if board.is_en_passant(move):
+        take = [("lift", chess.square_name(move.to_square + (-8 if board.turn == chess.WHITE else 8)))]
+        return take + mover if order == "victim-first" else mover + take
+    if board.piece_at(move.to_square) is None:
+        return mover
+    if order == "mover-first":  # the mover is held over the square while the victim comes off
+        return [("lift", fr), ("lift", to), ("place", to)]
+    return [("lift", to)] + mover
+
+
+def _status(b):
+    line = b.console("status", lambda l: " ply " in l)
+    phase, _, ply, result = line.split()[:4]
+    return phase, int(ply), result
+
+
+def play(b, move, order="natural", hand_ms=HAND_MS, timeout=120):
+    """Make `move` (UCI or chess.Move) on PicoBoard `b` by hand, a promotion chosen with
+    *level* presses and confirmed with *ok*; returns once the firmware counted it."""
+    if isinstance(move, str):
+        move = chess.Move.from_uci(move)
+    if move not in b.board.legal_moves:
+        raise AssertionError("%s is not legal in %s" % (move, b.board.fen()))
+    ply = len(b.board.move_stack) + 1
+    for i, (action, sq) in enumerate(touches(b.board, move, order)):
+        if i:
+            b.run(hand_ms)
+        getattr(b, action)(sq)
+    if move.promotion:
+        wait_status(b, lambda s: s[0] == "promote", timeout)
+        for _ in range(PROMOTION_STEPS[move.promotion]):
+            b.press("level")
+        b.press("ok")
+    b.board.push(move)
+    wait_status(b, lambda s: s[1] == ply and s[0] != "promote", timeout)
+    return move
+
+
+def wait_status(b, pred, timeout=120, step_ms=100):
+    deadline = time.monotonic() + timeout
+    while True:
+        s = _status(b)
+        if pred(s):
+            return s
+        if time.monotonic() > deadline:
+            raise AssertionError("status %s; lit %s" % (s, b.lit(roles=True)))
+        b.run(step_ms)
+
+
+def wait_computer(b, timeout=240, step_ms=150):
+    """The computer's move as the LEDs show it (chess.Move of b.board)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        m = b.computer_move()
+        if m is not None:
+            return chess.Move.from_uci(m)
+        if time.monotonic() > deadline:
+            raise AssertionError("no computer move lit; status %s, lit %s" % (_status(b), b.lit(roles=True)))
+        b.run(step_ms)
+
+
+def wait_lit(b, pred, timeout=120, step_ms=150):
+    deadline = time.monotonic() + timeout
+    while True:
+        lit = b.lit(roles=True)
+        if pred(lit):
+            return lit
+        if time.monotonic() > deadline:
+            raise AssertionError("LEDs: %s" % lit)
+        b.run(step_ms)
+
+
+def scan_gaps(b, since_ns=0, gap_ms=50):
+    """(scans, [(from_ms, to_ms)]): the firmware's matrix scans after since_ns and the gaps
+    between two scans longer than gap_ms (a touch or press shorter than a gap can be missed)."""
+    r = b.ctl("scans", since_ns=since_ns, gap_ms=gap_ms)
+    return r["count"], [(a / 1e6, c / 1e6) for a, c in r["gaps"]]
