@@ -309,16 +309,17 @@ async function handle(req) {
     case 'scans': { // scans after since_ns (of the last 65536): how many, and the gaps longer than gap_ms
       const since = req.since_ns ?? 0, gapNs = (req.gap_ms ?? 50) * 1e6;
       const gaps = [];
-      let n = 0, prev = -1;
+      let n = 0, prev = -1, first = -1;
       for (let i = Math.max(0, scanCount - 65536); i < scanCount; i++) {
         const t = scans[i & 0xffff];
         if (t < since) { prev = t; continue; }
         n++;
+        if (first < 0) first = t;
         if (prev >= 0 && t - prev > gapNs) gaps.push([prev, t]);
         prev = t;
       }
       if (prev >= 0 && clock.nanos - prev > gapNs) gaps.push([prev, clock.nanos]);
-      return { count: n, gaps };
+      return { count: n, gaps, first };
     }
     case 'pins':
       return { pins: pinsReport() };

@@ -151,12 +151,17 @@ class PinPico(EmulatedPico):
 class PicoBoard:
     """The Simulator's API on the emulated chip (see the module doc)."""
 
-    def __init__(self, board="pico", fen=None, log_path=None):
+    def __init__(self, board="pico", fen=None, log_path=None, display=True):
+        """display=False: nothing answers on the display's I2C address (the firmware then
+        reports the display missing and stops drawing)."""
         import importlib
 
         self.config = importlib.import_module("boards." + board).CONFIG
         self.board_name = board
-        self.pico = PinPico(board_model(self.config), log_path=log_path)
+        model = board_model(self.config)
+        if not display:
+            model["i2c"] = None
+        self.pico = PinPico(model, log_path=log_path)
         self._sensor_phys = {}  # cell -> matrix position
         for phys, cell in enumerate(make_cell_map(self.config["sensor"].get("cell_map"))):
             self._sensor_phys[cell] = phys
