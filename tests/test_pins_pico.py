@@ -5,7 +5,8 @@ carry the `pico` board's electronics (host_sim/rp2040/board.mjs: the reed matrix
 diodes, the WS2812 chain decoded from its data pin, the buttons, the buzzer's PWM, the SSD1306
 on I2C), main.py boots, and games are played through the pins alone: every move is lifts and
 placements of reed switches, the computer's moves are read from the LEDs' colours, the hint
-from the blue squares, the promotion piece is chosen with the *level* button. The console
+from the blue squares, the promotion piece is chosen with the *level* button, a long press of
+*move* turns two-player mode on (the SSD1306's RAM read back says so). The console
 (USB serial) only caps the searches (`nodes N`), starts set-up positions (`new FEN`) and is
 asked for the game record and the phase. Records are checked with python-chess.
 
@@ -78,6 +79,15 @@ def _offers(board, move):
         board.pop()
 
 
+def _wait_display(b, text, timeout_ms=3000):
+    """Until a line of the SSD1306 (read back from its RAM) shows `text`."""
+    waited = 0
+    while not any(text in line for line in b.display_text()):
+        assert waited < timeout_ms, "display: %s" % b.display_text()
+        b.run(100)
+        waited += 100
+
+
 def _new_game(b, fen):
     """`new FEN` on the console, the pieces set up on the switches, until the player's turn."""
     from host_sim.rp2040.pico_board import wait_status
@@ -110,7 +120,6 @@ def test_whole_game_through_the_pins(board):
     # ---- game 1: from the start; the computer's moves read from the LEDs
     play(b, "e2e4")
     execute(wait_computer(b))
-    tones = b.buzzer_tones()
     # the hint: blue squares, played as shown
     b.press("hint")
     lit = wait_lit(b, lambda lit: sum(1 for v in lit.values() if v[1] == "hint") == 2)
@@ -165,8 +174,13 @@ def test_whole_game_through_the_pins(board):
     assert wait_status(b, lambda s: s[0] == "over")[2] == "1-0"
     assert b.game() == ["a7a8r"]
     assert _replays(PROMOTION_FEN, ["a7a8r"]).is_checkmate()
+    _wait_display(b, "checkmate")
+    # a long press: *move* held turns two-player mode on (the display says so)
+    b.press("move", long=True)
+    _wait_display(b, "Two players")
+    assert any(hz and duty for _, hz, duty in b.buzzer_tones()), "no beep from the buzzer's PWM"
 
     host_s = time.monotonic() - t0
-    print("flash %.0f s; games %.0f s host, %.1f s emulated; game 1 %d plies, captures %s; tones %s; display %s"
-          % (b.flash_s, host_s, b.now_ms() / 1000, game1, captures, tones[:4], b.display_text()))
+    print("flash %.0f s; games %.0f s host, %.1f s emulated; game 1 %d plies, captures %s; %d tones; display %s"
+          % (b.flash_s, host_s, b.now_ms() / 1000, game1, captures, len(b.buzzer_tones()), b.display_text()))
     assert captures["natural"] and captures["mover-first"], captures
