@@ -20,7 +20,6 @@ a new TCP (and TLS) set-up.
 `tls`: None for http, else an ssl context (features/online_net.py makes it); the handshake
 goes on in the same non-blocking reads and writes.
 """
-import socket
 
 from firmware.compat import const
 
@@ -81,6 +80,8 @@ class Conn:
         """Start an exchange: a new connection unless the last one may be reused."""
         if self.stream is None or not self.keep or self.host != host:
             self.close()
+            import socket  # here, not at import: a port without sockets (wasm) can still load it
+
             s = socket.socket()
             s.setblocking(False)
             try:
