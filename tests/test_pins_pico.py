@@ -131,7 +131,8 @@ def test_whole_game_through_the_pins(board):
     ply = len(b.board.move_stack)
     undone = b.board.pop()
     b.press("takeback")
-    guide = wait_lit(b, lambda lit: len(lit) >= 2)
+    back = {chess.square_name(undone.from_square), chess.square_name(undone.to_square)}
+    wait_lit(b, lambda lit: back <= {sq for sq, (_, role) in lit.items() if role == "info"})  # the LEDs guide
     for action, sq in _undo_touches(b.board, undone):
         getattr(b, action)(sq)
         b.run(250)

@@ -105,7 +105,7 @@ class PinPico(EmulatedPico):
             except OSError:
                 self.disconnect()
                 if time.monotonic() > end:
-                    raise DeviceError("the runner did not listen: %s" % self._runner_log())
+                    raise DeviceError("the runner did not listen: %s" % self._runner_log()) from None
                 time.sleep(0.1)
         self.ctl_sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.write(b"\r\n")
@@ -131,7 +131,7 @@ class PinPico(EmulatedPico):
                 raise DeviceError("the runner died: %s" % self._runner_log())
             left = deadline - time.monotonic()
             if left <= 0:
-                raise DeviceError("no answer to %s within %s s" % (op, timeout))
+                raise DeviceError("no answer to %s within %s s" % (op, timeout)) from None
             self.ctl_sock.settimeout(min(left, 1.0))
             try:
                 chunk = self.ctl_sock.recv(1 << 20)

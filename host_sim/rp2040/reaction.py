@@ -74,7 +74,8 @@ def main(argv=None):
         b.boot()
         ready = b.ctl("time")["ns"]
         first_scan = b.ctl("scans", since_ns=t_reset, gap_ms=10 ** 6)["first"]
-        lines = ["display %s" % ("SSD1306 on I2C" if display else "none (no answer on I2C)"), "boot (soft reset -> first matrix scan) %.0f ms; -> console answers %.0f ms"
+        lines = ["display %s" % ("SSD1306 on I2C" if display else "none (no answer on I2C)"),
+                 "boot (soft reset -> first matrix scan) %.0f ms; -> console answers %.0f ms"
                  % ((first_scan - t_reset) / 1e6, (ready - t_reset) / 1e6)]
         lines.append("boot printed: %s" % [line for line in b.pico.transcript if line.strip()])
         b.console("nodes 0", lambda line: line == "ok")
