@@ -279,8 +279,8 @@ class PicoBoard:
 
     def lit(self, roles=False):
         """{square: "on" | "blink" | "blink-fast"} over the last WINDOW_MS of emulated time (a
-        pixel that went on and off twice or more, the last time recently, blinks; fast when
-        its changes are < 300 ms apart). roles=True: {square: (pattern, role)}."""
+        pixel that went on and off twice or more in one colour, the last time recently, blinks;
+        fast when its changes are < 300 ms apart). roles=True: {square: (pattern, role)}."""
         now = self.ctl("time")["ns"]
         frames = self.frames(now - WINDOW_MS * 10 ** 6)
         out = {}
@@ -291,6 +291,8 @@ class PicoBoard:
             for t, px in frames:
                 on = any(px[i])
                 if on:
+                    if colour is not None and px[i] != colour:
+                        changes = []  # lit again in another colour: something new, not a blink
                     colour = px[i]
                 if last is not None and on != last:
                     changes.append(t)
