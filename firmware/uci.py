@@ -34,7 +34,7 @@ from firmware.compat import const
 from firmware.engine.fen import START_FEN, FenError
 from firmware.engine.notation import parse_uci, uci
 from firmware.engine.position import Position
-from firmware.engine.rules import perft_divide
+from firmware.engine.rules import perft_divide, release_perft_buffers
 
 ENGINE_NAME = "Reedchess 0.1"
 ENGINE_AUTHOR = "the Reedchess developers"
@@ -323,7 +323,9 @@ class UciSession:
 
     def go_perft(self, depth):
         total = 0
-        for move, count in perft_divide(self.position, depth):
+        counts = perft_divide(self.position, depth)
+        release_perft_buffers()  # a later search's tables need the room in one piece
+        for move, count in counts:
             self.write("%s: %d" % (uci(move), count))
             total += count
         self.write("")

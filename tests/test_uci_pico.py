@@ -28,6 +28,8 @@ def uci_pico():
     try:
         p.flash(args=["--no-main", "--force"])  # the UCI engine only (no main.py: the chess computer stays off,
         # so its RAM check does not apply: --force)
+        p.soft_reset()  # as after flashing a board (its reset button): what mpremote's file
+        # copying left in the REPL's namespace would otherwise split the heap
         p.start_program("from firmware import uci\nuci.main()\n")
         yield p
     finally:

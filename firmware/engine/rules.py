@@ -201,6 +201,13 @@ def _perft(position, depth):
     return total
 
 
+def release_perft_buffers():
+    """Let perft's buffers go (after a UCI `go perft` on a board: kept, they would split the
+    free heap where a later search wants its tables in one piece). The next perft allocates
+    them again."""
+    del _perft_buffers[:]
+
+
 def perft_divide(position, depth):
     """[(move, count)] for each legal root move (allocates)."""
     result = []
