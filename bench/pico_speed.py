@@ -123,10 +123,10 @@ def variant_groups(variant):
 
 
 def strip_native(text, keep_names):
-    """`text` with the `@micropython.native` line above every def not in keep_names blanked."""
+    """`text` with the `@micropython.native` or `viper` line above every def not in keep_names blanked."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
-        if line.strip() != flash.NATIVE_DECORATOR:
+        if line.strip() not in flash.MACHINE_CODE_DECORATORS:
             continue
         j = i + 1
         while j < len(lines) and lines[j].strip().startswith("@"):

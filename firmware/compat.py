@@ -13,7 +13,8 @@ and never branches on the interpreter itself.
   compiler recognises that decorator by its spelling and compiles the function to machine
   code for the board's CPU (about twice the speed of bytecode; `make flash` passes the
   board's `-march` to mpy-cross); the name itself is never looked up there. On CPython it is a
-  stand-in whose `native` and `viper` return the function unchanged.
+  stand-in whose `native` and `viper` return the function unchanged; `ptr8(buf)`, viper's
+  raw byte pointer (a compile-time cast inside viper code), is the buffer itself there.
 - `stack_use()`: bytes of C stack in use (MicroPython; on a board, counted from the top of
   the stack); 0 on CPython.
 - `heap_figures()`: (free, largest free block, used) bytes of the heap after a collection;
@@ -28,6 +29,12 @@ if IS_MICROPYTHON:
     from micropython import const  # noqa: F401  (the compiler folds const() by name)
     from micropython import heap_lock, heap_unlock, stack_use  # noqa: F401
     import micropython  # noqa: F401  (for `@micropython.native`; see the docstring)
+
+    def ptr8(buffer):
+        """Inside @micropython.viper code the compiler makes ptr8(buf) a raw byte pointer and
+        never calls this; a build without machine code (tools.flash --bytecode drops the
+        decorators) runs the same function as bytecode, where this is the buffer itself."""
+        return buffer
 else:  # CPython (a `micropython` stub module may be installed there: do not import it)
 
     def const(value):
@@ -50,6 +57,10 @@ else:  # CPython (a `micropython` stub module may be installed there: do not imp
         @staticmethod
         def viper(function):
             return function
+
+    def ptr8(buffer):
+        """CPython's stand-in for viper's byte pointer: the buffer itself (indexable the same)."""
+        return buffer
 
 
 if IS_MICROPYTHON:

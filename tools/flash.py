@@ -301,14 +301,16 @@ def compile_mpy(source_path, out_path, arch, device_name, cache_dir=None):
 
 
 NATIVE_DECORATOR = "@micropython.native"
+MACHINE_CODE_DECORATORS = (NATIVE_DECORATOR, "@micropython.viper")
 
 
 def bytecode_source(text):
-    """`text` with every `@micropython.native` line blanked (line numbers stay), so the
-    engine's hot functions compile to bytecode: about half the speed, but no machine code
-    (for a MicroPython built without the native emitter, or to save the RAM machine code
-    takes when .mpy files are loaded rather than frozen)."""
-    return "\n".join("" if line.strip() == NATIVE_DECORATOR else line for line in text.split("\n"))
+    """`text` with every `@micropython.native` and `@micropython.viper` line blanked (line
+    numbers stay), so the engine's hot functions compile to bytecode: about half the speed,
+    but no machine code (for a MicroPython built without the native emitter, or to save the
+    RAM machine code takes when .mpy files are loaded rather than frozen). Viper code runs
+    unchanged as bytecode: its casts (ptr8) are functions in firmware/compat.py there."""
+    return "\n".join("" if line.strip() in MACHINE_CODE_DECORATORS else line for line in text.split("\n"))
 
 
 def _bytecode_copy(src, folder, rel):
