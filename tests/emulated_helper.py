@@ -225,3 +225,20 @@ def helpmate_choice(board):
         if score > best_score:
             best, best_score = m, score
     return best
+
+
+def undo_touches(board, move):
+    """Touches that put `move` (the last move of `board`, already popped) back: the mover goes
+    home, a captured piece returns."""
+    fr, to = chess.square_name(move.from_square), chess.square_name(move.to_square)
+    if board.is_castling(move):
+        rank = to[1]
+        kingside = to[0] == "g"
+        rook_home, rook_now = ("h" if kingside else "a") + rank, ("f" if kingside else "d") + rank
+        return [("lift", to), ("place", fr), ("lift", rook_now), ("place", rook_home)]
+    out = [("lift", to), ("place", fr)]
+    if board.is_en_passant(move):
+        out.append(("place", chess.square_name(move.to_square + (-8 if board.turn == chess.WHITE else 8))))
+    elif board.piece_at(move.to_square) is not None:
+        out.append(("place", to))
+    return out

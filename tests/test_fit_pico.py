@@ -21,7 +21,7 @@ import time
 import chess
 import pytest
 
-from tests.emulated_helper import ConsolePlayer, helpmate_choice, parse_mem
+from tests.emulated_helper import ConsolePlayer, helpmate_choice, parse_mem, undo_touches
 from tools.emulated_pico import DeviceError, EmulatedPico, unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.pico]
@@ -135,23 +135,6 @@ def test_b_boots_into_the_main_loop_with_room_to_spare(pico):
     assert player.status()[0] in ("player", "setup", "verify")
 
 
-def _undo_touches(board, move):
-    """Touches that put `move` (the last move of `board`, already popped) back: the mover goes
-    home, a captured piece returns."""
-    fr, to = chess.square_name(move.from_square), chess.square_name(move.to_square)
-    if board.is_castling(move):
-        rank = to[1]
-        kingside = to[0] == "g"
-        rook_home, rook_now = ("h" if kingside else "a") + rank, ("f" if kingside else "d") + rank
-        return [("lift", to), ("place", fr), ("lift", rook_now), ("place", rook_home)]
-    out = [("lift", to), ("place", fr)]
-    if board.is_en_passant(move):
-        out.append(("place", chess.square_name(move.to_square + (-8 if board.turn == chess.WHITE else 8))))
-    elif board.piece_at(move.to_square) is not None:
-        out.append(("place", to))
-    return out
-
-
 def _wait_hint(player, timeout=120):
     """The hint move from the lit squares (two squares that make a legal move)."""
     deadline = time.monotonic() + timeout
@@ -188,7 +171,7 @@ def play_whole_game(player, level, nodes=NODES):
     ply = len(player.board.move_stack)
     undone = player.board.pop()
     player.press("takeback")
-    for action, sq in _undo_touches(player.board, undone):
+    for action, sq in undo_touches(player.board, undone):
         player.ok("%s %s" % (action, sq))
     player.wait_ply(ply - 1)
     player.wait_phase("player")  # the board matches the game again

@@ -17,6 +17,7 @@ import time
 import chess
 import pytest
 
+from tests.emulated_helper import undo_touches
 from tools.emulated_pico import unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.pico]
@@ -52,22 +53,6 @@ def _replays(fen, record):
     for text in record:
         ref.push_uci(text)
     return ref
-
-
-def _undo_touches(board, move):
-    """Touches that put `move` (the last move of `board`, already popped) back."""
-    fr, to = chess.square_name(move.from_square), chess.square_name(move.to_square)
-    if board.is_castling(move):
-        rank = to[1]
-        kingside = to[0] == "g"
-        rook_home, rook_now = ("h" if kingside else "a") + rank, ("f" if kingside else "d") + rank
-        return [("lift", to), ("place", fr), ("lift", rook_now), ("place", rook_home)]
-    out = [("lift", to), ("place", fr)]
-    if board.is_en_passant(move):
-        out.append(("place", chess.square_name(move.to_square + (-8 if board.turn == chess.WHITE else 8))))
-    elif board.piece_at(move.to_square) is not None:
-        out.append(("place", to))
-    return out
 
 
 def _offers(board, move):
@@ -133,7 +118,7 @@ def test_whole_game_through_the_pins(board):
     b.press("takeback")
     back = {chess.square_name(undone.from_square), chess.square_name(undone.to_square)}
     wait_lit(b, lambda lit: back <= {sq for sq, (_, role) in lit.items() if role == "info"})  # the LEDs guide
-    for action, sq in _undo_touches(b.board, undone):
+    for action, sq in undo_touches(b.board, undone):
         getattr(b, action)(sq)
         b.run(250)
     wait_status(b, lambda s: s[1] == ply - 1 and s[0] == "player")
