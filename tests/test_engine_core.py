@@ -225,3 +225,17 @@ def test_parse_san_variants():
     position = Position("8/4P3/8/8/8/k7/8/4K3 w - - 0 1")
     assert uci(parse_san(position, "e8=N+")) == "e7e8n"
     assert uci(parse_san(position, "e8Q")) == "e7e8q"
+
+
+def test_legal_moves_from_is_each_square_of_python_chess():
+    """A lifted piece's targets (rules.legal_moves_from): for every square of 60 random
+    positions, exactly python-chess's legal moves from that square, promotions included."""
+    from tests.randomgames import random_positions
+
+    for board in random_positions(60, seed=16):
+        pos = Position(board.fen())
+        for square in chess.SQUARES:
+            sq = (square >> 3) * 16 + (square & 7)
+            ours = sorted(uci(m) for m in rules.legal_moves_from(pos, sq))
+            theirs = sorted(m.uci() for m in board.legal_moves if m.from_square == square)
+            assert ours == theirs, (board.fen(), chess.square_name(square))

@@ -62,6 +62,22 @@ def legal_moves(position):
     return result
 
 
+def legal_moves_from(position, from_sq):
+    """A new list of the legal moves of the piece on `from_sq` (0x88). Only that piece's
+    pseudo-legal moves are played to test them, so a lifted piece's targets cost a few
+    make/unmake pairs, not one per move of the position (~4 ms each on an RP2040)."""
+    buf = _SCRATCH
+    end = position.gen_moves(buf, 0)
+    check = position.in_check()
+    result = []
+    for i in range(end):
+        move = buf[i]
+        if move & 127 == from_sq and position.make_legal(move, check):
+            position.unmake()
+            result.append(move)
+    return result
+
+
 def has_legal_move(position):
     """True when the side to move has a legal move. Allocates nothing."""
     buf = _SCRATCH
@@ -81,8 +97,8 @@ def find_move(position, from_sq, to_sq, promotion=0):
     promotion given becomes a queen. This is the primitive a sensor board needs: it knows the
     squares, the engine knows the rules."""
     fallback = 0
-    for move in legal_moves(position):
-        if move & 127 == from_sq and (move >> 7) & 127 == to_sq:
+    for move in legal_moves_from(position, from_sq):
+        if (move >> 7) & 127 == to_sq:
             promo = (move >> 14) & 7
             if promo == promotion:
                 return move
