@@ -78,6 +78,23 @@ def legal_moves_from(position, from_sq):
     return result
 
 
+def legal_moves_onto(position, to_sq, piece):
+    """A new list of the legal moves that bring a `piece` (a piece code) to `to_sq` (0x88):
+    the rivals SAN must tell apart. As legal_moves_from, only those are tested."""
+    buf = _SCRATCH
+    end = position.gen_moves(buf, 0)
+    check = position.in_check()
+    board = position.board
+    result = []
+    for i in range(end):
+        move = buf[i]
+        if ((move >> 7) & 127 == to_sq and board[move & 127] == piece
+                and position.make_legal(move, check)):
+            position.unmake()
+            result.append(move)
+    return result
+
+
 def has_legal_move(position):
     """True when the side to move has a legal move. Allocates nothing."""
     buf = _SCRATCH
