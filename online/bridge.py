@@ -11,7 +11,9 @@ board:play scope). It is sent only in the Authorization header; every line this 
 prints or logs passes `Redactor`, and nothing of it goes to the board (docs/online.md).
 
 How it works (the board's side: firmware/features/online.py): Lichess's event stream tells
-when a game starts; the game's stream gives the moves, clocks, offers and the end. Every
+when a game starts; the game's stream gives the moves, clocks, offers and the end. What they
+mean for the board is firmware/features/online_state.py's OnlineGame (the board's own Wi-Fi
+client uses the same): every
 server state is compared with what the board holds (`board_moves`): the difference is sent
 as `online moves <from> ...` (the board lights one new opponent's move like the computer's,
 or guides the pieces to the server's position after a take back or a reconnection), the
@@ -33,7 +35,8 @@ import sys
 import threading
 import time
 
-CHUNK_MOVES = 25  # moves per `online add|moves` line (the board reads lines of <= 200 characters)
+from firmware.features.online_state import OnlineGame
+
 TOKEN_ENV = "REEDCHESS_LICHESS_TOKEN"
 LICHESS_URL = "https://lichess.org"
 
@@ -80,25 +83,21 @@ def make_client(token, base_url=None):
     return berserk.Client(session, base_url=base_url or LICHESS_URL)
 
 
-def _ms(value):
-    """A clock field as ms (berserk turns gameState clocks into timedeltas, gameFull's stay ints)."""
-    if hasattr(value, "total_seconds"):
-        return int(value.total_seconds() * 1000)
-    return int(value or 0)
-
-
 def _status_code(exc):
     return getattr(exc, "status_code", None)
 
 
-class Bridge:
+class Bridge(OnlineGame):
     """One board, one account. Drive it with step() (or run()); it plays one game and is
-    `done` when the player leaves the finished game (button `new`)."""
+    `done` when the player leaves the finished game (button `new`). What a server state means
+    for the board, and a board's line for the server: OnlineGame (firmware/features/online_state.py,
+    the board's own Wi-Fi client uses the same)."""
 
     def __init__(self, client, link, log=print, seek=None, challenge=None, accept=True, rate_wait_s=60.0,
                  retry_s=2.0, game_id=None):
         """`seek`: (minutes, increment s) for a public seek; `challenge`: (username, minutes,
         increment s); `accept`: accept incoming challenges; `game_id`: join a running game."""
+        OnlineGame.__init__(self, game_id)
         self.client = client
         self.link = link
         self.log = log
@@ -111,21 +110,11 @@ class Bridge:
         self.calls = queue.Queue()  # (name, args) for the worker
         self.stopping = threading.Event()
         self.pause_until = 0.0  # after a 429: no request before this (time.monotonic())
-        self.username = None
-        self.game_id = game_id
-        self.color = None  # "white" / "black"
-        self.server_moves = []
-        self.board_moves = None  # what the board holds (incl. a lit move), None: unknown
-        self.pending = []  # the player's moves posted and not yet in a server state
-        self.status = None
-        self.offers = {}  # "draw" / "takeback": True while the opponent offers it
-        self.ended = False
         self.done = False
         self.error = None
         self._threads = []
         self._game_thread = None
         self.board_lost = None  # time.monotonic() of the last try while the board is away
-        self.result_line = None  # "online end ..." once the game is over
 
     # ---- start and stop ------------------------------------------------------------------
     def start(self):
@@ -323,12 +312,7 @@ class Bridge:
             return
         self.board_lost = None
         self.log("board back")
-        self.board_moves = None
-        if self.color is not None:
-            self._start_board()
-            self._sync()
-            if self.ended:
-                self._end_line()
+        self.board_again()
 
     def _board_line(self, line):
         words = line.split()
@@ -337,39 +321,30 @@ class Bridge:
         if words[0] == "error:":
             self.log("board: %s" % line)
             if "no online game" in line and self.color is not None:
-                self.board_moves = None  # the board restarted: set it up again
-                self._start_board()
-                self._sync()
+                self.board_again()  # the board restarted: set it up again
             return
-        if words[0] != "online" or len(words) < 2:
-            return
-        what = words[1]
-        if what == "played" and len(words) >= 3 and self.board_moves is not None:
-            move = words[2]
-            self.board_moves.append(move)
-            self.pending.append((len(self.board_moves) - 1, move))
-            self.calls.put(("move", move))
-        elif what == "takeback":
-            if len(words) >= 3 and words[2].isdigit() and self.board_moves is not None:
-                del self.board_moves[int(words[2]):]  # taken back by hand on the board
-            self.calls.put(("takeback", True))
-        elif what == "draw":
-            self.calls.put(("draw", True))
-        elif what == "decline":
-            if self.offers.get("takeback"):
-                self.calls.put(("takeback", False))
-            if self.offers.get("draw") or not self.offers.get("takeback"):
-                self.calls.put(("draw", False))
-        elif what == "resign":
-            self.calls.put(("abort" if len(self.server_moves) < 2 else "resign", None))
-        elif what == "left":
+        if self.on_board_line(line) == "left":
+            self.done = True
+
+    # ---- OnlineGame's hooks ------------------------------------------------------------------
+    def to_board(self, words):
+        self._send("online " + " ".join(words))
+
+    def to_api(self, name, arg):
+        self.calls.put((name, arg))
+
+    def note(self, text):
+        self.log(text)
+
+    def board_end(self, state):
+        if OnlineGame.board_end(self, state) == "*":
             self.done = True
 
     def _network(self, kind, payload):
         if kind == "event":
             self._event(payload)
         elif kind == "game":
-            self._game_state(payload)
+            self.on_game_state(payload)
         elif kind == "say":
             if self.color is not None:
                 self._send("online say " + payload)
@@ -377,10 +352,7 @@ class Bridge:
             name, args, text = payload
             self.log("%s refused: %s" % (name, text))
             if name == "move":
-                self.pending = [p for p in self.pending if p[1] != args]
-                if self.color is not None:
-                    self._send("online say Move refused")
-                    self._sync()  # the board goes back to the server's position
+                self.on_refused_move(args)  # said, the board goes back to the server's position
         elif kind == "game_dropped":
             self.log("game stream dropped: reconnecting")
             if self.color is not None and not self.ended:
@@ -410,96 +382,6 @@ class Bridge:
             self.done = True
         elif t == "gameFinish":
             pass  # the game's stream brings the final state (also after a reconnection)
-
-    def _game_state(self, state):
-        t = state.get("type")
-        if t == "gameFull":
-            me = (self.username or "").lower()
-            self.color = "white" if state["white"].get("id") == me else "black"
-            self.initial_fen = state.get("initialFen", "startpos")
-            self._start_board()
-            state = state["state"]
-            t = "gameState"
-        if t == "gameState":
-            self.server_moves = state.get("moves", "").split()
-            self.status = state.get("status")
-            self.pending = [p for p in self.pending if p[0] >= len(self.server_moves)]  # the rest arrived
-            self._sync()
-            self._clock(state)
-            self._offers(state)
-            if self.status not in ("created", "started") and not self.ended:
-                self._end(state)
-        elif t == "chatLine":
-            if state.get("room") == "player" and state.get("username") != self.username:
-                self._send("online say %s: %s" % (state.get("username"), state.get("text", "")[:60]))
-        elif t == "opponentGone":
-            self._send("online say " + ("Opponent gone" if state.get("gone") else "Opponent back"))
-
-    def _start_board(self):
-        fen = "" if self.initial_fen in (None, "startpos") else " " + self.initial_fen
-        self._send("online start %s %s%s" % (self.color[0], self.game_id, fen))
-        if self.board_moves is None:
-            self.board_moves = []
-
-    def _sync(self):
-        """Send the board what differs from the server's moves (module docstring)."""
-        server = self.server_moves
-        board = self.board_moves
-        if board is None:
-            return
-        if self.pending and board == server + [p[1] for p in self.pending]:
-            return  # the player's moves are on their way
-        if board == server:
-            return
-        k = 0
-        while k < len(board) and k < len(server) and board[k] == server[k]:
-            k += 1
-        rest = server[k:]
-        if not rest:
-            self._send("online moves %d" % k)
-        while rest:
-            part, rest = rest[:CHUNK_MOVES], rest[CHUNK_MOVES:]
-            self._send("online %s %d %s" % ("add" if rest else "moves", k, " ".join(part)))
-            k += len(part)
-        self.board_moves = list(server)
-        self.pending = []
-
-    def _clock(self, state):
-        running = "-"
-        if self.status == "started" and len(self.server_moves) >= 2:
-            white_to_move = len(self.server_moves) % 2 == (0 if self.initial_fen in (None, "startpos") or
-                                                            " w " in self.initial_fen else 1)
-            running = "w" if white_to_move else "b"
-        self._send("online clock %d %d %s" % (_ms(state.get("wtime")), _ms(state.get("btime")), running))
-
-    def _offers(self, state):
-        theirs = "b" if self.color == "white" else "w"
-        offers = {"draw": bool(state.get(theirs + "draw")), "takeback": bool(state.get(theirs + "takeback"))}
-        if offers != self.offers and not self.ended:
-            word = "draw" if offers["draw"] else ("takeback" if offers["takeback"] else "none")
-            self._send("online offer " + word)
-        self.offers = offers
-
-    def _end(self, state):
-        self.ended = True
-        winner = state.get("winner")
-        status = self.status
-        if status in ("aborted", "noStart"):
-            result = "*"
-        elif winner:
-            result = "1-0" if winner == "white" else "0-1"
-        else:
-            result = "1/2-1/2"
-        self.log("game over: %s (%s)" % (result, status))
-        self.result_line = "online end %s %s" % (result, status)
-        self._end_line()
-        if result == "*":
-            self.done = True
-
-
-    def _end_line(self):
-        if self.result_line:
-            self._send(self.result_line)
 
 
 def _clock_arg(text):

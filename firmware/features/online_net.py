@@ -34,6 +34,7 @@ import json
 from firmware.compat import const, ticks_add, ticks_diff
 from firmware.features import load
 from firmware.features.online_http import Conn
+from firmware.features.online_state import OnlineGame
 
 _POLL_MS = const(10)  # the sockets are looked at this often (the scan runs in between)
 _RETRY_MS = const(2000)  # a dropped stream is opened again after this
@@ -157,8 +158,12 @@ def _save(files, key, value):
 
 
 # ---- the client ----------------------------------------------------------------------------
-class NetClient:
+class NetClient(OnlineGame):
+    """The connections and the calls; what a server state means for the board (and a board's
+    line for the server) is OnlineGame's (features/online_state.py, the USB bridge's too)."""
+
     def __init__(self, app, cfg, mode, arg, files):
+        OnlineGame.__init__(self, arg if mode == "game" else None)
         self.app = app
         self.c = app.controller
         self.mode = mode
@@ -191,16 +196,6 @@ class NetClient:
         self.reopen = {}  # conn kind -> ticks when it is opened again
         self.last = {}  # conn kind -> ticks of its last byte
         self.calls = []  # (method, path, body, what) waiting, the first one under way
-        self.username = None
-        self.game_id = arg if mode == "game" else None
-        self.color = None
-        self.initial_fen = "startpos"
-        self.server_moves = []
-        self.board_moves = None  # what the board holds (incl. a lit move), None: unknown
-        self.pending = []  # (index, uci) of the player's moves posted and not yet in a state
-        self.offers = 0  # the opponent's offers as the board knows them (1 draw, 2 take back)
-        self.ended = False
-        self.status = None
 
     # ---- life -------------------------------------------------------------------------
     def start(self, now_ms):
@@ -269,7 +264,8 @@ class NetClient:
             if self.state == "off":
                 return
             conn.poll()
-            if conn.busy() and conn.kind != "call" and ticks_diff(now_ms, self.last.get(conn.kind, now_ms)) > _SILENT_MS:
+            silent = ticks_diff(now_ms, self.last.get(conn.kind, now_ms))
+            if conn.busy() and conn.kind != "call" and silent > _SILENT_MS:
                 conn.close()  # silent too long: open it again
                 self._dropped(conn, "silent")
         for kind, due in self.reopen.items():
@@ -325,7 +321,8 @@ class NetClient:
         head = "%s %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nUser-Agent: Reedchess\r\n" % (
             method, path, self.host_header, self.token)
         if body is not None:
-            head += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+            head += "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: %d\r\n\r\n%s" % (
+                len(body), body)
         else:
             head += "\r\n"
         self.last[conn.kind] = self.now
@@ -377,7 +374,7 @@ class NetClient:
         if conn.kind == "event":
             self._event(obj)
         elif conn.kind == "game":
-            self._game_state(obj)
+            self.on_game_state(obj)
         elif conn.kind == "call" and self.calls and self.calls[0][3] == "account":
             self.username = obj.get("username") or obj.get("id") or "?"
 
@@ -432,17 +429,32 @@ class NetClient:
         method, path, body, what = call
         self._log("%s refused (%d): %s" % (what, code, text or ""))
         if what == "move":
-            self.pending = [p for p in self.pending if p[1] != path.rsplit("/", 1)[1]]
-            if self.color is not None:
-                self._board(["say", "Move", "refused"])
-                self._sync()  # back to the server's position
+            self.on_refused_move(path.rsplit("/", 1)[1])  # said, back to the server's position
 
-    # ---- the server's news -> the board (as the bridge's lines) -----------------------------
-    def _board(self, args):
+    # ---- OnlineGame's hooks: the server's news -> the board, the board's lines -> calls -----------
+    def to_board(self, words):
+        """A line for features/online.py, carried out at once (as the bridge's console lines)."""
         try:
-            load("online").run(self.app, args, self.now)
+            load("online").run(self.app, words, self.now)
         except ValueError as exc:
             self._log("board: %s" % (exc,))
+
+    def to_api(self, name, arg):
+        base = "/api/board/game/%s/" % self.game_id
+        if name == "move":
+            self.calls.append(("POST", base + "move/" + arg, "", "move"))
+        elif name == "takeback" or name == "draw":
+            self.calls.append(("POST", base + name + ("/yes" if arg else "/no"), "", name))
+        else:  # resign, abort
+            self.calls.append(("POST", base + name, "", "resign"))
+
+    def note(self, text):
+        self._log(text)
+
+    def board_line(self, line):
+        """A line of features/online.py (what the bridge reads from serial)."""
+        if self.game_id is not None:
+            self.on_board_line(line)
 
     def _event(self, event):
         t = event.get("type")
@@ -465,109 +477,6 @@ class NetClient:
                 self.calls.append(("POST", "/api/challenge/%s/accept" % chal.get("id"), "", "accept"))
         elif t == "challengeDeclined":
             self._say("Challenge declined")
-
-    def _game_state(self, state):
-        t = state.get("type")
-        if t == "gameFull":
-            me = (self.username or "").lower()
-            self.color = "w" if (state.get("white") or {}).get("id") == me else "b"
-            self.initial_fen = state.get("initialFen") or "startpos"
-            self._start_board()
-            state = state.get("state") or {}
-            t = "gameState"
-        if t == "gameState" and self.color is not None:
-            self.server_moves = (state.get("moves") or "").split()
-            self.status = state.get("status")
-            n = len(self.server_moves)
-            self.pending = [p for p in self.pending if p[0] >= n]
-            self._sync()
-            self._clock(state)
-            self._offers(state)
-            if self.status not in ("created", "started") and not self.ended:
-                self._end(state)
-        elif t == "chatLine":
-            if state.get("room") == "player" and state.get("username") != self.username:
-                self._board(["say", "%s: %s" % (state.get("username"), (state.get("text") or "")[:60])])
-        elif t == "opponentGone":
-            self._board(["say", "Opponent gone" if state.get("gone") else "Opponent back"])
-
-    def _start_board(self):
-        args = ["start", self.color, self.game_id]
-        if self.initial_fen != "startpos":
-            args += self.initial_fen.split()
-        self._board(args)
-        if self.board_moves is None:
-            self.board_moves = []
-
-    def _sync(self):
-        """Send the board what differs from the server's moves (as the bridge does)."""
-        server = self.server_moves
-        board = self.board_moves
-        if board is None:
-            return
-        if self.pending and board == server + [p[1] for p in self.pending]:
-            return  # the player's moves are on their way
-        if board == server:
-            return
-        k = 0
-        while k < len(board) and k < len(server) and board[k] == server[k]:
-            k += 1
-        self._board(["moves", str(k)] + server[k:])
-        self.board_moves = list(server)
-        self.pending = []
-
-    def _clock(self, state):
-        running = "-"
-        if self.status == "started" and len(self.server_moves) >= 2:
-            white_first = self.initial_fen == "startpos" or " w " in self.initial_fen
-            running = "w" if (len(self.server_moves) % 2 == 0) == white_first else "b"
-        self._board(["clock", str(int(state.get("wtime") or 0)), str(int(state.get("btime") or 0)), running])
-
-    def _offers(self, state):
-        theirs = "b" if self.color == "w" else "w"
-        offers = (1 if state.get(theirs + "draw") else 0) | (2 if state.get(theirs + "takeback") else 0)
-        if offers != self.offers and not self.ended:
-            self._board(["offer", "draw" if offers & 1 else ("takeback" if offers & 2 else "none")])
-        self.offers = offers
-
-    def _end(self, state):
-        self.ended = True
-        winner = state.get("winner")
-        status = self.status
-        if status in ("aborted", "noStart"):
-            result = "*"
-        elif winner:
-            result = "1-0" if winner == "white" else "0-1"
-        else:
-            result = "1/2-1/2"
-        self._log("game over: %s (%s)" % (result, status))
-        self._board(["end", result, status])
-
-    # ---- the board's lines -> calls ---------------------------------------------------------
-    def board_line(self, line):
-        """A line of features/online.py (what the bridge reads from serial)."""
-        words = line.split()
-        if len(words) < 2 or words[0] != "online" or self.game_id is None:
-            return
-        what = words[1]
-        base = "/api/board/game/%s/" % self.game_id
-        if what == "played" and len(words) >= 3 and self.board_moves is not None:
-            self.board_moves.append(words[2])
-            self.pending.append((len(self.board_moves) - 1, words[2]))
-            self.calls.append(("POST", base + "move/" + words[2], "", "move"))
-        elif what == "takeback":
-            if len(words) >= 3 and words[2].isdigit() and self.board_moves is not None:
-                del self.board_moves[int(words[2]):]
-            self.calls.append(("POST", base + "takeback/yes", "", "takeback"))
-        elif what == "draw":
-            self.calls.append(("POST", base + "draw/yes", "", "draw"))
-        elif what == "decline":
-            if self.offers & 2:
-                self.calls.append(("POST", base + "takeback/no", "", "takeback"))
-            if self.offers & 1 or not self.offers & 2:
-                self.calls.append(("POST", base + "draw/no", "", "draw"))
-        elif what == "resign":
-            self.calls.append(("POST", base + ("abort" if len(self.server_moves) < 2 else "resign"), "", "resign"))
 
 
 def _tls_context(files):
