@@ -3,13 +3,20 @@
     make match                                   # defaults below; installs stockfish if missing
     python bench/match_stockfish.py --games 30 --elo 1500 --movetime-ms 1000
     python bench/match_stockfish.py --device-ms 1000 --factor 60   # a device level, scaled
+    python bench/match_stockfish.py --nodes 1000 --elo 1800 --games 100 --openings 50
+    python bench/match_stockfish.py --our-elo 1400 --elo 1500 --games 40 --openings 50
 
 Our engine runs as `micropython -m firmware.uci` (or `--cpython`), Stockfish as
 /usr/games/stockfish with UCI_LimitStrength true and UCI_Elo set. Both get the same time per
 move: `--movetime-ms`, or a device level's time divided by the host/device speed factor
-(`--device-ms` / `--factor`; docs/benchmarks.md documents the factor). Games start from a
-fixed list of balanced opening positions, each played with both colours, so the result does
-not hang on one opening; a game still running after 300 plies is scored a draw.
+(`--device-ms` / `--factor`; docs/benchmarks.md documents the factor). With `--nodes N` our
+engine searches exactly N nodes a move (`go nodes N`: the same games on any host and under
+any load) while Stockfish keeps its time per move; with `--our-elo E` our engine plays with
+its own UCI_LimitStrength/UCI_Elo (a rated level: node budget and noise) and is sent the same
+time per move as Stockfish, which a rated level ignores. Games start from a fixed list of
+balanced opening positions (`--openings`: the first 15 of them, as before, or all 50 with
+OPENING_LINES), each played with both colours, so the result does not hang on one opening;
+a game still running after 300 plies is scored a draw.
 
 Prints every game and then the score, the Elo difference with a 95% interval and the
 implied rating (Stockfish's UCI_Elo + difference). The Elo estimate uses the logistic model
@@ -46,6 +53,59 @@ OPENINGS = (
     "rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",  # Scandinavian
 )
 
+# 35 more openings (main lines, 1-5 moves in), as SAN from the start position; with the 15
+# above they make the 50 of `--openings 50` (100 games: every opening once with each colour).
+OPENING_LINES = (
+    "e4 e5 Nf3 Nc6 Bb5 a6",  # Ruy Lopez, Morphy
+    "e4 c5 Nf3 e6",  # Sicilian, ...e6
+    "e4 c5 Nc3 Nc6",  # Closed Sicilian
+    "e4 c5 Nf3 Nc6 d4 cxd4 Nxd4",  # Open Sicilian, ...Nc6
+    "e4 e6 d4 d5 Nc3 Bb4",  # French, Winawer
+    "e4 e6 d4 d5 e5",  # French, advance
+    "e4 c6 d4 d5 e5",  # Caro-Kann, advance
+    "e4 c6 d4 d5 Nc3 dxe4 Nxe4 Bf5",  # Caro-Kann, classical
+    "e4 d6 d4 Nf6 Nc3 g6",  # Pirc
+    "e4 Nf6 e5 Nd5",  # Alekhine
+    "e4 e5 Nf3 Nf6",  # Petrov
+    "e4 e5 Nf3 Nc6 d4 exd4",  # Scotch
+    "e4 e5 f4",  # King's Gambit
+    "e4 e5 Nc3",  # Vienna
+    "e4 e5 Nf3 Nc6 Bc4 Bc5",  # Giuoco Piano
+    "e4 e5 Nf3 Nc6 Bc4 Nf6",  # Two Knights
+    "d4 d5 c4 c6",  # Slav
+    "d4 d5 c4 dxc4",  # Queen's Gambit Accepted
+    "d4 Nf6 c4 e6 Nf3 b6",  # Queen's Indian
+    "d4 Nf6 c4 g6 Nc3 d5",  # Grünfeld
+    "d4 Nf6 c4 c5 d5",  # Benoni
+    "d4 f5",  # Dutch
+    "d4 Nf6 Bg5",  # Trompowsky
+    "d4 d5 Nf3 Nf6 Bf4",  # London
+    "c4 e5 Nc3 Nf6",  # English, reversed Sicilian
+    "c4 c5 Nf3 Nc6",  # English, symmetrical
+    "Nf3 d5 g3",  # Réti
+    "Nf3 Nf6 c4 g6",  # English / King's Indian
+    "e4 g6 d4 Bg7",  # Modern
+    "f4 d5",  # Bird
+    "b3 e5",  # Larsen
+    "d4 Nf6 c4 e6 g3",  # Catalan
+    "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6",  # Najdorf
+    "e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 g6",  # Dragon
+    "d4 d5 c4 e6 Nc3 Nf6 Bg5",  # Queen's Gambit Declined
+)
+
+
+def openings(count=15):
+    """The first `count` (1..50) opening positions as FENs: OPENINGS, then OPENING_LINES."""
+    fens = list(OPENINGS)
+    for line in OPENING_LINES:
+        board = chess.Board()
+        for san in line.split():
+            board.push_san(san)
+        fens.append(board.fen())
+    if not 1 <= count <= len(fens):
+        raise ValueError("openings must be 1..%d, got %d" % (len(fens), count))
+    return tuple(fens[:count])
+
 
 def our_command(cpython):
     if cpython:
@@ -59,13 +119,16 @@ def elo_from_score(p):
     return -400.0 * math.log10(1.0 / p - 1.0)
 
 
-def play_game(ours, theirs, fen, ours_white, limit, max_plies=300):
+def play_game(ours, theirs, fen, ours_white, limit, max_plies=300, their_limit=None):
+    """One game from `fen`; `limit` for our engine, `their_limit` (default: the same) for
+    theirs. Returns (our score, final board, how it ended)."""
     board = chess.Board(fen)
     for engine in (ours, theirs):
         engine.protocol.send_line("ucinewgame")
     while not board.is_game_over(claim_draw=True) and len(board.move_stack) < max_plies:
-        engine = ours if (board.turn == chess.WHITE) == ours_white else theirs
-        result = engine.play(board, limit)
+        ours_to_move = (board.turn == chess.WHITE) == ours_white
+        engine = ours if ours_to_move else theirs
+        result = engine.play(board, limit if ours_to_move or their_limit is None else their_limit)
         board.push(result.move)
     outcome = board.outcome(claim_draw=True)
     if outcome is None or outcome.winner is None:
@@ -81,6 +144,9 @@ def main(argv=None):
     parser.add_argument("--movetime-ms", type=int, default=1000)
     parser.add_argument("--device-ms", type=int, default=0, help="a device level's time per move")
     parser.add_argument("--factor", type=float, default=60.0, help="host/device speed factor")
+    parser.add_argument("--nodes", type=int, default=0, help="our engine: exactly N nodes a move")
+    parser.add_argument("--our-elo", type=int, default=0, help="our engine: UCI_LimitStrength with this UCI_Elo")
+    parser.add_argument("--openings", type=int, default=15, help="how many opening positions (15 or up to 50)")
     parser.add_argument("--hash-mb", type=int, default=4)
     parser.add_argument("--cpython", action="store_true", help="run our engine under CPython")
     parser.add_argument("--stockfish", default="/usr/games/stockfish")
@@ -88,30 +154,40 @@ def main(argv=None):
     movetime_ms = args.movetime_ms
     if args.device_ms:
         movetime_ms = max(1, int(round(args.device_ms / args.factor)))
-    limit = chess.engine.Limit(time=movetime_ms / 1000.0)
+    their_limit = chess.engine.Limit(time=movetime_ms / 1000.0)
+    limit = chess.engine.Limit(nodes=args.nodes) if args.nodes else their_limit
+    fens = openings(args.openings)
     env = dict(os.environ, MICROPYPATH=ROOT + ":" + os.path.join(ROOT, ".frozen"))
     ours = chess.engine.SimpleEngine.popen_uci(our_command(args.cpython), cwd=ROOT, env=env)
-    ours.configure({"Hash": args.hash_mb})
+    options = {"Hash": args.hash_mb}
+    if args.our_elo:
+        options.update({"UCI_LimitStrength": True, "UCI_Elo": args.our_elo})
+    ours.configure(options)
     theirs = chess.engine.SimpleEngine.popen_uci(args.stockfish)
     theirs.configure({"UCI_LimitStrength": True, "UCI_Elo": args.elo, "Threads": 1, "Hash": 16})
-    print("Reedchess (%s) vs Stockfish UCI_Elo %d, %d ms per move, %d games" % (
-        "CPython" if args.cpython else "MicroPython", args.elo, movetime_ms, args.games))
+    how = "%d nodes per move" % args.nodes if args.nodes else "%d ms per move" % movetime_ms
+    if args.our_elo:
+        how = "its UCI_Elo %d" % args.our_elo
+    print("Reedchess (%s, %s) vs Stockfish UCI_Elo %d (%d ms per move), %d games, %d openings" % (
+        "CPython" if args.cpython else "MicroPython", how, args.elo, movetime_ms, args.games, len(fens)))
     t0 = time.time()
-    results = play_match(ours, theirs, limit, args.games)
+    results = play_match(ours, theirs, limit, args.games, fens, their_limit)
     diff, lo, hi = summarize(results)
     print("estimated rating %.0f (%.0f .. %.0f) on Stockfish's UCI_Elo scale; %.0f s" % (
         args.elo + diff, args.elo + lo, args.elo + hi, time.time() - t0))
+    return results
 
 
-def play_match(ours, theirs, limit, games, openings=OPENINGS):
+def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None):
     """`games` games from `openings` (FENs), each opening with both colours; print each game;
-    quit both engines at the end. Returns our score of every game (1, 0.5 or 0)."""
+    quit both engines at the end. `limit` is ours, `their_limit` (default the same) theirs.
+    Returns our score of every game (1, 0.5 or 0)."""
     results = []
     try:
         for i in range(games):
             fen = openings[(i // 2) % len(openings)]
             ours_white = i % 2 == 0
-            score, board, how = play_game(ours, theirs, fen, ours_white, limit)
+            score, board, how = play_game(ours, theirs, fen, ours_white, limit, their_limit=their_limit)
             results.append(score)
             print("game %2d  %s  %-5s %-22s %3d plies  running score %.1f/%d" % (
                 i + 1, "white" if ours_white else "black", {1.0: "win", 0.5: "draw", 0.0: "loss"}[score],
