@@ -18,7 +18,11 @@ until the search is over. So `stop` during `go infinite` is answered within poll
 Options: Hash (MB, converted to transposition-table entries of tt.BYTES_PER_ENTRY bytes; a
 size that cannot be allocated answers `info string error` and keeps the table there was),
 OwnBook (plays from firmware/data/book.bin before searching, via firmware.engine.book),
-Ponder (accepted; the GUI decides when to ponder).
+Ponder (accepted; the GUI decides when to ponder), UCI_LimitStrength and UCI_Elo (with
+UCI_LimitStrength true, every `go` but `go infinite`, `go mate` and `go perft` plays at the
+rated level nearest UCI_Elo, firmware.engine.levels.rated_level: that level's node budget,
+whatever time control the GUI sends, and its evaluation noise; `ponder` still waits for
+`ponderhit`).
 
 Memory (a board's heap, or `micropython -X heapsize=128K`): only what a `position` or `go
 perft` needs is imported with this module. The search modules are imported, and the
@@ -64,6 +68,7 @@ _HEADROOM = const(24576)
 _MIN_DEFAULT_ENTRIES = const(256)
 # Heap kept in one block while the search modules load on a small heap (see _import_search).
 _RESERVE = const(24576)
+_ELO_DEFAULT = const(1500)
 _GO_INT_ARGS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
 
 
@@ -185,6 +190,8 @@ class UciSession:
         self.searcher = None  # made at the first `go` that searches
         self.book = None
         self.own_book = False
+        self.limit_strength = False  # UCI_LimitStrength: play at the rated level nearest uci_elo
+        self.uci_elo = _ELO_DEFAULT
         self.quit_requested = False
         self.pending = []  # lines that arrived during a search, handled after it
         self.commands = {
@@ -232,6 +239,9 @@ class UciSession:
             "option name Hash type spin default %d min 1 max %d" % (_HASH_DEFAULT_MB, _HASH_MAX_MB),
             "option name OwnBook type check default false",
             "option name Ponder type check default false",
+            "option name UCI_LimitStrength type check default false",
+            "option name UCI_Elo type spin default %d min %d max %d" % (_ELO_DEFAULT, _levels().RATED_MIN,
+                                                                        _levels().RATED_MAX),
         ]
 
     def cmd_isready(self, args):
@@ -267,6 +277,17 @@ class UciSession:
                 self.book = _open_default_book(self.write)
         elif key == "ponder":
             _parse_bool(value, name)
+        elif key == "uci_limitstrength":
+            self.limit_strength = _parse_bool(value, name)
+        elif key == "uci_elo":
+            levels = _levels()
+            try:
+                elo = int(value)
+            except ValueError:
+                elo = -1
+            if not levels.RATED_MIN <= elo <= levels.RATED_MAX:
+                raise UciError("UCI_Elo must be %d..%d, got %r" % (levels.RATED_MIN, levels.RATED_MAX, value))
+            self.uci_elo = elo
         else:
             raise UciError("unknown option %r" % name)
 
@@ -379,6 +400,14 @@ class UciSession:
     def go_search(self, args):
         limits = parse_go(args)
         searcher = self._get_searcher()
+        noise = 0
+        if self.limit_strength and not limits.infinite and not limits.mate:
+            levels = _levels()
+            entry = levels.level(levels.rated_level(self.uci_elo))
+            limits = levels.Limits(nodes=entry.value, ponder=limits.ponder)
+            noise = entry.noise_cp
+        if searcher.noise_cp != noise:
+            searcher.set_noise(noise)  # seeded by the Searcher's seed: the same game replays the same
         position = self.position
         if self.own_book and self.book is not None and not limits.ponder and not limits.infinite:
             try:
@@ -435,6 +464,12 @@ class UciSession:
                 self.write("readyok")
             elif word:
                 self.pending.append(line)
+
+
+def _levels():
+    from firmware.engine import levels
+
+    return levels
 
 
 def _import_search():

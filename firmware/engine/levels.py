@@ -12,7 +12,10 @@ Kinds (KIND_*):
 - clock:    a game clock (`value` ms for the game, `inc_ms` per move, `moves` per control
             for classical "40 moves in 2 hours"), the time manager spreads it;
 - depth:    a fixed depth (`value` plies), whatever it costs;
-- nodes:    a fixed node budget (`value`): the same strength on every board and host;
+- nodes:    a fixed node budget (`value`): the same strength on every board and host; the
+            rated levels "Elo 1000" .. "Elo 2000" are node levels too, the lowest of them
+            with bounded evaluation noise (`noise_cp`, as the fun levels), each calibrated
+            against Stockfish's UCI_Elo (bench/calibrate_levels.py, docs/levels.md);
 - mate:     mate search: looks for a mate in `value` moves, stops when found;
 - infinite: analysis until stopped (the controller shows the line and stops on a key).
 
@@ -90,7 +93,31 @@ _TABLE = (
     5, 5, 0, 0, 0, 0,
     6, 0, 0, 0, 0, 0,  # infinite
 )
-_COUNT = const(26)
+_FIXED = const(26)  # levels in _TABLE; the rated levels follow them
+# The rated levels "Elo 1000", "Elo 1100", ... "Elo 2000", after the others so that a level
+# index saved in the settings or the statistics keeps its meaning. Their names are made from
+# the index; per level 3 bytes: the node budget in tens of nodes (2 bytes, high first) and
+# the evaluation noise in cp (0 from Elo 1400 up: no noise where blunders would show).
+# Calibration: docs/levels.md (measured and interpolated figures), bench/calibrate_levels.py.
+RATED_MIN = const(1000)
+RATED_STEP = const(100)
+_RATED_COUNT = const(11)
+RATED_MAX = const(2000)  # RATED_MIN + (_RATED_COUNT - 1) * RATED_STEP
+_RATED = (b"\x00\x14\xc8"  # Elo 1000: 200 nodes, noise 200
+          b"\x00\x14\x96"  # Elo 1100: 200, 150
+          b"\x00\x14\x64"  # Elo 1200: 200, 100
+          b"\x00\x14\x32"  # Elo 1300: 200, 50
+          b"\x00\x1e\x00"  # Elo 1400: 300 nodes
+          b"\x00\x32\x00"  # Elo 1500: 500
+          b"\x00\x50\x00"  # Elo 1600: 800
+          b"\x00\xc8\x00"  # Elo 1700: 2000
+          b"\x01\xf4\x00"  # Elo 1800: 5000
+          b"\x04\xe2\x00"  # Elo 1900: 12500
+          b"\x0c\x35\x00")  # Elo 2000: 31250
+# Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
+_RATED_BOOK = const(16)
+_RATED_BOOK_NOISY = const(8)
+_COUNT = const(37)  # _FIXED + _RATED_COUNT
 
 
 class _Levels:
@@ -104,12 +131,20 @@ class _Levels:
             index += _COUNT
         if not 0 <= index < _COUNT:
             raise IndexError("level index out of range")
+        if index >= _FIXED:
+            k = index - _FIXED
+            r = _RATED
+            noise = r[3 * k + 2]
+            return Level("Elo %d" % (RATED_MIN + k * RATED_STEP), NODES, (r[3 * k] << 8 | r[3 * k + 1]) * 10,
+                         0, 0, noise, _RATED_BOOK_NOISY if noise else _RATED_BOOK)
         t = _TABLE
         i = index * 6
         return Level(_NAMES.split("|")[index], KINDS[t[i]], t[i + 1], t[i + 2], t[i + 3], t[i + 4], t[i + 5])
 
 
 LEVELS = _Levels()
+# Index of the first rated level ("Elo 1000"); the others follow in steps of RATED_STEP.
+RATED_FIRST = const(26)  # _FIXED
 # The level a new unit starts on.
 DEFAULT_LEVEL = 4
 
@@ -131,6 +166,14 @@ def find_level(name):
         if entry.name.lower() == wanted:
             return i
     raise LevelError("no level named %r" % (name,))
+
+
+def rated_level(elo):
+    """Index of the rated level nearest `elo` (an int; halfway goes up). Ratings outside
+    RATED_MIN..RATED_MAX raise LevelError (UCI_Elo's range, as `uci` announces it)."""
+    if not isinstance(elo, int) or isinstance(elo, bool) or not RATED_MIN <= elo <= RATED_MAX:
+        raise LevelError("Elo must be %d..%d, got %r" % (RATED_MIN, RATED_MAX, elo))
+    return RATED_FIRST + (elo - RATED_MIN + RATED_STEP // 2) // RATED_STEP
 
 
 def _clock_value(clock, name, default):

@@ -1,0 +1,187 @@
+"""The rated levels "Elo 1000" .. "Elo 2000": where they sit in the table, node budgets searched
+exactly (the same nodes and moves under CPython and the MicroPython unix port), bounded and
+seeded evaluation noise, no allocation while searching."""
+import json
+
+import chess
+import pytest
+
+from firmware.engine import levels
+from firmware.engine.evaluate import evaluate
+from firmware.engine.levels import LEVELS, LevelError, apply_level, find_level, limits_for_level, rated_level
+from firmware.engine.notation import uci
+from firmware.engine.position import Position
+from firmware.engine.search import Searcher
+from tests.mpy import run_mpy
+from tests.randomgames import random_positions
+
+RATINGS = list(range(1000, 2001, 100))
+RATED = [find_level("Elo %d" % elo) for elo in RATINGS]
+
+# The levels before the rated ones, in order: a level index saved in the settings (and the
+# statistics per level) must keep meaning the same level.
+FIXED_NAMES = [
+    "Fun 1", "Fun 2", "Fun 3", "Fun 4", "1 s/move", "3 s/move", "5 s/move", "10 s/move", "15 s/move",
+    "30 s/move", "1 min/move", "2 min/move", "3 min/move", "Blitz 5 min", "Blitz 3+2", "Rapid 15+10",
+    "Tournament 40/2h", "Depth 2", "Depth 4", "Depth 6", "1000 nodes", "10000 nodes", "Mate in 2",
+    "Mate in 3", "Mate in 5", "Analysis",
+]
+
+POSITIONS = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+    "2r3k1/pp3ppp/2n1b3/3p4/3P4/2N1B3/PP3PPP/2R3K1 w - - 0 20",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+]
+
+
+def test_rated_levels_follow_the_old_ones_in_order():
+    assert [LEVELS[i].name for i in range(len(FIXED_NAMES))] == FIXED_NAMES
+    assert RATED == list(range(levels.RATED_FIRST, levels.RATED_FIRST + len(RATINGS)))
+    assert RATED[-1] == len(LEVELS) - 1
+    assert (levels.RATED_MIN, levels.RATED_MAX, levels.RATED_STEP) == (1000, 2000, 100)
+
+
+def test_rated_levels_weaken_by_nodes_and_bounded_noise():
+    entries = [LEVELS[i] for i in RATED]
+    budgets = [e.value for e in entries]
+    noises = [e.noise_cp for e in entries]
+    assert all(e.kind == levels.NODES for e in entries)
+    assert budgets == sorted(budgets) and budgets[0] >= 200  # depth 1 always finishes
+    assert noises == sorted(noises, reverse=True) and noises[0] > 0
+    for e in entries:
+        assert 0 <= e.noise_cp <= 250  # below a minor piece
+        if e.noise_cp == 0:
+            assert e.book_plies == 16
+    assert [e.noise_cp for e in entries if int(e.name.split()[1]) >= 1400] == [0] * 7  # no blunders up there
+    clean = [e.value for e in entries if not e.noise_cp]
+    assert all(a < b for a, b in zip(clean, clean[1:]))  # stronger means more nodes
+    for i in RATED:
+        assert limits_for_level(i).nodes == LEVELS[i].value and not limits_for_level(i).depth
+
+
+@pytest.mark.parametrize("elo,name", [(1000, "Elo 1000"), (1049, "Elo 1000"), (1050, "Elo 1100"),
+                                      (1449, "Elo 1400"), (1999, "Elo 2000"), (2000, "Elo 2000")])
+def test_rated_level_is_the_nearest(elo, name):
+    assert LEVELS[rated_level(elo)].name == name
+
+
+@pytest.mark.parametrize("bad", [999, 2001, -5, "1500", None, True, 1500.0])
+def test_rated_level_rejects_bad_ratings(bad):
+    with pytest.raises(LevelError):
+        rated_level(bad)
+
+
+def _search_level(index, fen_text, seed=0, tt=1 << 11):
+    searcher = Searcher(tt_entries=tt, seed=seed)
+    apply_level(searcher, index)
+    return searcher.search(Position(fen_text), limits_for_level(index))
+
+
+def test_a_rated_level_searches_its_budget_exactly():
+    for index in (RATED[0], RATED[3], RATED[6]):
+        for fen_text in POSITIONS:
+            assert _search_level(index, fen_text).nodes == LEVELS[index].value, (LEVELS[index].name, fen_text)
+
+
+def test_same_nodes_and_moves_under_micropython():
+    cases = [(i, f) for i in (RATED[0], RATED[5], RATED[7]) for f in POSITIONS[:3]]
+    ours = []
+    for index, fen_text in cases:
+        r = _search_level(index, fen_text, seed=3)
+        ours.append([uci(r.best_move), r.nodes, r.score])
+    code = (
+        "import json\n"
+        "from firmware.engine.levels import apply_level, limits_for_level\n"
+        "from firmware.engine.position import Position\n"
+        "from firmware.engine.search import Searcher\n"
+        "from firmware.engine.notation import uci\n"
+        "out = []\n"
+        "for i, f in %s:\n"
+        "    s = Searcher(tt_entries=1 << 11, seed=3)\n"
+        "    apply_level(s, i)\n"
+        "    r = s.search(Position(f), limits_for_level(i))\n"
+        "    out.append([uci(r.best_move), r.nodes, r.score])\n"
+        "print(json.dumps(out))\n" % json.dumps(cases)
+    )
+    theirs = json.loads(run_mpy(code).strip().splitlines()[-1])
+    assert theirs == ours
+    assert [x[1] for x in ours] == [LEVELS[i].value for i, _ in cases]
+
+
+def test_noise_is_bounded_by_the_levels_noise():
+    index = RATED[0]
+    noise = LEVELS[index].noise_cp
+    searcher = Searcher(tt_entries=1 << 10, seed=5)
+    apply_level(searcher, index)
+    offsets = []
+    for board in random_positions(200, seed=11):
+        position = Position(board.fen())
+        position.rehash()
+        searcher.pos = position
+        offsets.append(searcher._static() - evaluate(position))
+    assert max(offsets) <= noise and min(offsets) >= -noise
+    assert max(offsets) > noise // 2 and min(offsets) < -noise // 2  # it is really there
+    assert len(set(offsets)) > 50
+
+
+def test_noise_is_seeded_and_changes_choices():
+    boards = [b for b in random_positions(30, seed=4) if not b.is_game_over()][:16]
+    index = RATED[0]
+
+    def moves(seed, level_index):
+        return [uci(_search_level(level_index, b.fen(), seed).best_move) for b in boards]
+
+    a = moves(1, index)
+    assert a == moves(1, index)  # the same seed plays the same moves
+    assert a != moves(2, index)  # another seed plays differently
+    clean = [uci(Searcher(tt_entries=1 << 11).search(Position(b.fen()), limits_for_level(index)).best_move)
+             for b in boards]
+    assert a != clean  # and the noise changes what the same budget plays
+
+
+HANGING_QUEEN = [
+    ("rnb1kbnr/pppp1ppp/8/4p1q1/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", "f3g5"),
+    ("r1bqkbnr/pppp1ppp/2n5/4p3/3QP3/8/PPPP1PPP/RNB1KBNR b KQkq - 2 3", "c6d4"),
+    ("rnbqkb1r/pppppppp/5n2/8/4Q3/8/PPP1PPPP/RNB1KBNR b KQkq - 0 2", "f6e4"),
+]
+
+
+@pytest.mark.parametrize("index", [i for i in RATED if LEVELS[i].noise_cp])
+def test_noisy_rated_levels_still_take_a_hanging_queen(index):
+    for seed in range(4):
+        for fen_text, move in HANGING_QUEEN:
+            assert uci(_search_level(index, fen_text, seed).best_move) == move, (LEVELS[index].name, seed)
+    assert chess.Board(HANGING_QUEEN[0][0]).is_valid()
+
+
+HEAP_LOCK_LEVEL = """
+from firmware.compat import heap_lock, heap_unlock
+from firmware.engine.levels import apply_level, limits_for_level, LEVELS
+from firmware.engine.position import Position
+from firmware.engine.search import Searcher
+def main(index):
+    searcher = Searcher(tt_entries=2048, poll_nodes=64)
+    apply_level(searcher, index)
+    steps = searcher.iterate(Position("%s"), limits_for_level(index), lambda s: False)
+    outcome = "ok"
+    heap_lock()
+    try:
+        for info in steps:
+            pass
+    except MemoryError:
+        outcome = "allocated"
+    heap_unlock()
+    print(outcome, searcher.nodes, LEVELS[index].value)
+main(%d)
+main(%d)
+"""
+
+
+def test_rated_levels_allocate_nothing_under_heap_lock():
+    code = HEAP_LOCK_LEVEL % (POSITIONS[2], RATED[0], RATED[7])
+    lines = run_mpy(code).strip().splitlines()[-2:]
+    for line in lines:
+        outcome, nodes, budget = line.split()
+        assert outcome == "ok" and nodes == budget, lines

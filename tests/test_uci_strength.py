@@ -1,0 +1,158 @@
+"""UCI_LimitStrength and UCI_Elo: announced, parsed (bad values are errors that change
+nothing), and they change the search: the rated level's node budget whatever the time
+control, its noise, the same under CPython and the MicroPython unix port."""
+import subprocess
+import sys
+
+import pytest
+
+from firmware.engine.levels import LEVELS, rated_level
+from firmware.uci import UciSession
+from tests.mpy import ROOT, run_mpy_module
+
+
+class Lines:
+    """A non-blocking line source for the search's poll: the scripted lines, then None."""
+
+    def __init__(self, lines=()):
+        self.lines = list(lines)
+
+    def __call__(self):
+        return self.lines.pop(0) if self.lines else None
+
+
+def _session(lines=()):
+    out = []
+    return UciSession(out.append, read_line=Lines(lines), poll_nodes=100), out
+
+
+def _totals(out):
+    """(nodes, bestmove) of every search in `out`."""
+    nodes = [int(line.split()[2]) for line in out if line.startswith("info nodes")]
+    best = [line.split()[1] for line in out if line.startswith("bestmove")]
+    assert len(nodes) == len(best), out
+    return list(zip(nodes, best))
+
+
+def test_options_are_announced_like_other_engines():
+    session, out = _session()
+    session.handle("uci")
+    assert "option name UCI_LimitStrength type check default false" in out
+    assert "option name UCI_Elo type spin default 1500 min 1000 max 2000" in out
+    assert out[-1] == "uciok"
+
+
+@pytest.mark.parametrize("line", [
+    "setoption name UCI_Elo value 999",
+    "setoption name UCI_Elo value 2001",
+    "setoption name UCI_Elo value fast",
+    "setoption name UCI_Elo value",
+    "setoption name UCI_Elo",
+    "setoption name UCI_Elo value 1500.5",
+    "setoption name UCI_LimitStrength value yes",
+    "setoption name UCI_LimitStrength",
+])
+def test_bad_values_are_errors_and_change_nothing(line):
+    session, out = _session()
+    session.handle("setoption name UCI_Elo value 1300")
+    session.handle("setoption name UCI_LimitStrength value true")
+    assert session.handle(line) is True  # the session goes on
+    assert len(out) == 1 and out[0].startswith("info string error: UCI_"), out
+    assert (session.uci_elo, session.limit_strength) == (1300, True)
+
+
+def test_option_names_are_case_insensitive_and_limit_can_be_turned_off():
+    session, out = _session()
+    session.handle("setoption name uci_elo value 1800")
+    session.handle("setoption name uci_limitstrength value TRUE")
+    assert (session.uci_elo, session.limit_strength) == (1800, True)
+    session.handle("setoption name UCI_LimitStrength value false")
+    assert session.limit_strength is False and out == []
+
+
+@pytest.mark.parametrize("go", ["go movetime 5000", "go wtime 300000 btime 300000 winc 2000 binc 2000",
+                                "go depth 12", "go nodes 50000"])
+def test_limited_strength_searches_the_levels_budget_whatever_the_time_control(go):
+    session, out = _session()
+    session.handle("setoption name UCI_LimitStrength value true")
+    session.handle("setoption name UCI_Elo value 1460")  # nearest: Elo 1500
+    session.handle("position startpos moves e2e4 c7c5")
+    session.handle(go)
+    budget = LEVELS[rated_level(1500)].value
+    assert _totals(out) == [(budget, _totals(out)[0][1])]
+    assert session.searcher.noise_cp == LEVELS[rated_level(1500)].noise_cp
+
+
+def test_the_rating_changes_the_search_and_off_means_the_go_limits_again():
+    session, out = _session()
+    session.handle("position startpos moves d2d4")
+    session.handle("setoption name UCI_LimitStrength value true")
+    for elo in (1000, 1700, 2000):
+        session.handle("setoption name UCI_Elo value %d" % elo)
+        session.handle("go movetime 10")
+    entries = [LEVELS[rated_level(e)] for e in (1000, 1700, 2000)]
+    assert [n for n, _ in _totals(out)] == [e.value for e in entries]
+    assert len({e.value for e in entries}) == 3
+    session.handle("setoption name UCI_LimitStrength value false")
+    del out[:]
+    session.handle("go nodes 777")
+    assert _totals(out)[0][0] == 777
+    assert session.searcher.noise_cp == 0  # the rated level's noise is gone
+
+
+def test_the_lowest_rating_adds_its_noise_and_replays_the_same():
+    def play(limit):
+        session, out = _session()
+        session.handle("position startpos moves e2e4 e7e5 g1f3")
+        session.handle("setoption name UCI_Elo value 1000")
+        session.handle("setoption name UCI_LimitStrength value %s" % limit)
+        session.handle("go movetime 10" if limit == "true" else "go nodes %d" % LEVELS[rated_level(1000)].value)
+        assert session.searcher.noise_cp == (LEVELS[rated_level(1000)].noise_cp if limit == "true" else 0)
+        return [line for line in out if line.startswith("info depth")]
+
+    noisy = play("true")
+    assert noisy == play("true")  # seeded: the same line, the same scores
+    assert noisy != play("false")  # the same budget without the noise searches otherwise
+
+
+def test_infinite_and_mate_searches_are_not_limited():
+    session, out = _session()
+    session.handle("setoption name UCI_LimitStrength value true")
+    session.handle("setoption name UCI_Elo value 1000")
+    session.handle("position fen r5rk/5p1p/5R2/4B3/8/8/7P/7K w - - 0 1")
+    session.handle("go mate 3")
+    assert _totals(out)[0][1] == "f6a6"
+    assert session.searcher.noise_cp == 0
+    del out[:]
+    session.read_line = Lines([None] * 5 + ["stop"])
+    session.handle("position startpos")
+    session.handle("go infinite")
+    assert _totals(out)[0][0] != LEVELS[rated_level(1000)].value
+
+
+SCRIPT = ("uci\nsetoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value %d\n"
+          "position startpos moves e2e4 e7e5 g1f3 b8c6\ngo wtime 60000 btime 60000\nisready\nquit\n")
+
+
+@pytest.mark.parametrize("elo", [1000, 1600])
+def test_same_nodes_and_move_under_micropython_and_cpython(elo):
+    script = SCRIPT % elo
+    cpython = subprocess.run([sys.executable, "-m", "firmware.uci"], input=script, capture_output=True,
+                             text=True, cwd=ROOT, timeout=120).stdout
+    micro = run_mpy_module("firmware.uci", stdin=script, timeout=120)
+    ours = [line for line in cpython.splitlines() if line.startswith(("info nodes", "bestmove", "info depth"))]
+    theirs = [line for line in micro.splitlines() if line.startswith(("info nodes", "bestmove", "info depth"))]
+
+    def strip_times(lines):
+        out = []
+        for line in lines:
+            words = line.split()
+            for name in ("time", "nps"):
+                if name in words:
+                    k = words.index(name)
+                    del words[k:k + 2]
+            out.append(" ".join(words))
+        return out
+
+    assert strip_times(ours) == strip_times(theirs)
+    assert "info nodes %d" % LEVELS[rated_level(elo)].value in strip_times(ours)
