@@ -70,7 +70,8 @@ _INIT = (
     b"\xa6"  # normal (not inverted)
     b"\xaf"  # display on
 )
-_WINDOW = b"\x21\x00\x7f\x22\x00\x07"  # columns 0..127, pages 0..7: the whole screen
+_WINDOW = b"\x21\x00\x7f\x22\x00\x07"  # columns 0..127, pages 0..7 (byte 4: the first page)
+_BLANK = bytes(_WIDTH)
 
 
 DisplayError = IoError  # Bad display options or text.
@@ -88,6 +89,9 @@ class Ssd1306:
         self._cmd = bytearray(2)
         self._cmd[0] = 0x80  # control byte: one command follows
         self.text = ()
+        self._window = bytearray(_WINDOW)
+        self._drawn = [None] * _PAGES  # the text on each page (None: unknown, draw it)
+        self._drawn_scale = bytearray(_PAGES)
         for c in _INIT:
             self.command(c)
         self.show_text(())
@@ -117,7 +121,9 @@ class Ssd1306:
 
     def show_text(self, line_or_lines, scale=1):
         """Show one string or a sequence of strings, top-aligned; lines beyond the screen
-        (8 at scale 1, 4 at scale 2) are an error so nothing important is silently lost."""
+        (8 at scale 1, 4 at scale 2) are an error so nothing important is silently lost.
+        Only the pages whose text changed are drawn and sent: on an RP2040 a whole screen
+        costs ~8x the Python work of one line, and the evaluation line changes every depth."""
         if scale not in (1, 2):
             raise DisplayError("scale must be 1 or 2, got %r" % (scale,))
         lines = (line_or_lines,) if isinstance(line_or_lines, str) else tuple(line_or_lines)
@@ -127,33 +133,42 @@ class Ssd1306:
             if not isinstance(line, str):
                 raise DisplayError("display lines must be strings, got %r" % (line,))
         self.text = lines
-        for c in _WINDOW:
-            self.command(c)
-        fb = self._buf
-        fb[0] = 0x40  # control byte: data follows
-        width = _WIDTH // (_CHAR_W * scale)
+        drawn = self._drawn
         for page in range(_PAGES):
             if self.fault is not None:
                 return
-            for i in range(1, _WIDTH + 1):
-                fb[i] = 0
             row = page // scale
-            if row < len(lines):
-                line = lines[row]
-                shift = 4 * (page - row * scale)  # scale 2: top page low nibble, then high
-                for col in range(min(len(line), width)):
-                    off = ord(line[col])
-                    off = (off - 32 if 32 <= off <= 126 else 31) * 5  # '?' without a glyph
-                    x = 1 + col * _CHAR_W * scale
-                    for i in range(5):
-                        bits = FONT5X7[off + i]
-                        if scale == 1:
-                            fb[x + i] = bits
-                        else:
-                            bits = (bits >> shift) & 15
-                            wide = 0
-                            for k in range(4):  # each bit doubled
-                                if bits & (1 << k):
-                                    wide |= 3 << (2 * k)
-                            fb[x + 2 * i] = fb[x + 2 * i + 1] = wide
-            self._send(fb)
+            line = lines[row] if row < len(lines) else ""
+            if drawn[page] == line and self._drawn_scale[page] == scale:
+                continue
+            self._draw_page(page, line, scale)
+            drawn[page] = line
+            self._drawn_scale[page] = scale
+
+    def _draw_page(self, page, line, scale):
+        """Draw `line` into one page (8 pixel rows) and send it (its window, then 128 bytes)."""
+        window = self._window
+        window[4] = page
+        for c in window:
+            self.command(c)
+        fb = self._buf
+        fb[0] = 0x40  # control byte: data follows
+        fb[1:] = _BLANK
+        width = _WIDTH // (_CHAR_W * scale)
+        shift = 4 * (page & 1)  # scale 2: the top page of a row shows the low nibble, then high
+        for col in range(min(len(line), width)):
+            off = ord(line[col])
+            off = (off - 32 if 32 <= off <= 126 else 31) * 5  # '?' without a glyph
+            x = 1 + col * _CHAR_W * scale
+            for i in range(5):
+                bits = FONT5X7[off + i]
+                if scale == 1:
+                    fb[x + i] = bits
+                else:
+                    bits = (bits >> shift) & 15
+                    wide = 0
+                    for k in range(4):  # each bit doubled
+                        if bits & (1 << k):
+                            wide |= 3 << (2 * k)
+                    fb[x + 2 * i] = fb[x + 2 * i + 1] = wide
+        self._send(fb)
