@@ -130,6 +130,26 @@ def test_display_shows_text_that_reads_back():
     assert screen.contrast == 10
 
 
+def test_display_sends_only_the_pages_that_changed():
+    """The evaluation line changes after every depth: only its page is drawn and sent, and
+    the screen's RAM is then the same as after drawing everything afresh."""
+    i2c = FakeI2C()
+    screen = i2c.attach(0x3C, FakeSsd1306())
+    d = Ssd1306(i2c)
+    d.show_text(("Level 3", "+0.35", "e4 e5 Nf3"))
+    before = len(screen.commands)
+    d.show_text(("Level 3", "+0.41", "e4 e5 Nf3"))
+    pages = [args[0] for cmd, args in screen.commands[before:] if cmd == 0x22]
+    assert pages == [1]
+    d.show_text(("Level 3", "+0.41", "e4 e5 Nf3"), scale=2)  # same text, new scale: all drawn again
+    assert screen.read_text(scale=2) == ["Level 3", "+0.41", "e4 e5 Nf3"]
+    d.show_text(("Level 3", "+0.41"))
+    fresh_i2c = FakeI2C()
+    fresh = fresh_i2c.attach(0x3C, FakeSsd1306())
+    Ssd1306(fresh_i2c).show_text(("Level 3", "+0.41"))
+    assert screen.ram == fresh.ram
+
+
 def test_display_errors():
     d = Ssd1306(_i2c_with_screen())
     with pytest.raises(DisplayError, match="do not fit"):
