@@ -68,6 +68,10 @@ _HEADROOM = const(24576)
 _MIN_DEFAULT_ENTRIES = const(256)
 # Heap kept in one block while the search modules load on a small heap (see _import_search).
 _RESERVE = const(24576)
+# UCI_Elo: the rated levels' range (levels.RATED_MIN/RATED_MAX, kept equal by a test; the
+# levels module is imported only by a strength-limited search, not for `uci` on a small heap).
+_ELO_MIN = const(1000)
+_ELO_MAX = const(2000)
 _ELO_DEFAULT = const(1500)
 _GO_INT_ARGS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
 
@@ -240,8 +244,7 @@ class UciSession:
             "option name OwnBook type check default false",
             "option name Ponder type check default false",
             "option name UCI_LimitStrength type check default false",
-            "option name UCI_Elo type spin default %d min %d max %d" % (_ELO_DEFAULT, _levels().RATED_MIN,
-                                                                        _levels().RATED_MAX),
+            "option name UCI_Elo type spin default %d min %d max %d" % (_ELO_DEFAULT, _ELO_MIN, _ELO_MAX),
         ]
 
     def cmd_isready(self, args):
@@ -280,13 +283,12 @@ class UciSession:
         elif key == "uci_limitstrength":
             self.limit_strength = _parse_bool(value, name)
         elif key == "uci_elo":
-            levels = _levels()
             try:
                 elo = int(value)
             except ValueError:
                 elo = -1
-            if not levels.RATED_MIN <= elo <= levels.RATED_MAX:
-                raise UciError("UCI_Elo must be %d..%d, got %r" % (levels.RATED_MIN, levels.RATED_MAX, value))
+            if not _ELO_MIN <= elo <= _ELO_MAX:
+                raise UciError("UCI_Elo must be %d..%d, got %r" % (_ELO_MIN, _ELO_MAX, value))
             self.uci_elo = elo
         else:
             raise UciError("unknown option %r" % name)

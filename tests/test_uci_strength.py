@@ -1,14 +1,19 @@
 """UCI_LimitStrength and UCI_Elo: announced, parsed (bad values are errors that change
 nothing), and they change the search: the rated level's node budget whatever the time
 control, its noise, the same under CPython and the MicroPython unix port."""
+import random
 import subprocess
 import sys
 
+import chess
 import pytest
 
+from firmware import uci as uci_module
+from firmware.engine import levels
 from firmware.engine.levels import LEVELS, rated_level
 from firmware.uci import UciSession
 from tests.mpy import ROOT, run_mpy_module
+from tests.test_uci_small_heap import Engine, _play, tree  # noqa: F401 (tree: the .mpy build fixture)
 
 
 class Lines:
@@ -34,12 +39,26 @@ def _totals(out):
     return list(zip(nodes, best))
 
 
+def _untimed(lines):
+    """The lines without their `time` and `nps` fields (they depend on the machine)."""
+    out = []
+    for line in lines:
+        words = line.split()
+        for name in ("time", "nps"):
+            if name in words:
+                k = words.index(name)
+                del words[k:k + 2]
+        out.append(" ".join(words))
+    return out
+
+
 def test_options_are_announced_like_other_engines():
     session, out = _session()
     session.handle("uci")
     assert "option name UCI_LimitStrength type check default false" in out
     assert "option name UCI_Elo type spin default 1500 min 1000 max 2000" in out
     assert out[-1] == "uciok"
+    assert (uci_module._ELO_MIN, uci_module._ELO_MAX) == (levels.RATED_MIN, levels.RATED_MAX)
 
 
 @pytest.mark.parametrize("line", [
@@ -108,7 +127,7 @@ def test_the_lowest_rating_adds_its_noise_and_replays_the_same():
         session.handle("setoption name UCI_LimitStrength value %s" % limit)
         session.handle("go movetime 10" if limit == "true" else "go nodes %d" % LEVELS[rated_level(1000)].value)
         assert session.searcher.noise_cp == (LEVELS[rated_level(1000)].noise_cp if limit == "true" else 0)
-        return [line for line in out if line.startswith("info depth")]
+        return _untimed([line for line in out if line.startswith("info depth")])
 
     noisy = play("true")
     assert noisy == play("true")  # seeded: the same line, the same scores
@@ -142,17 +161,25 @@ def test_same_nodes_and_move_under_micropython_and_cpython(elo):
     micro = run_mpy_module("firmware.uci", stdin=script, timeout=120)
     ours = [line for line in cpython.splitlines() if line.startswith(("info nodes", "bestmove", "info depth"))]
     theirs = [line for line in micro.splitlines() if line.startswith(("info nodes", "bestmove", "info depth"))]
+    assert _untimed(ours) == _untimed(theirs) and len(ours) >= 3
+    assert "info nodes %d" % LEVELS[rated_level(elo)].value in _untimed(ours)
 
-    def strip_times(lines):
-        out = []
-        for line in lines:
-            words = line.split()
-            for name in ("time", "nps"):
-                if name in words:
-                    k = words.index(name)
-                    del words[k:k + 2]
-            out.append(" ".join(words))
-        return out
 
-    assert strip_times(ours) == strip_times(theirs)
-    assert "info nodes %d" % LEVELS[rated_level(elo)].value in strip_times(ours)
+@pytest.mark.parametrize("elo", [1000, 1800])
+def test_a_strength_limited_game_in_a_board_sized_heap(tree, elo):  # noqa: F811 (the imported fixture)
+    """As test_uci_small_heap's game against random moves (128 KB heap, the .mpy files `make
+    flash` builds), with UCI_LimitStrength: the levels module comes in at the first `go`."""
+    rng = random.Random(elo)
+    engine = Engine(tree)
+    try:
+        engine.send("uci")
+        engine.until("uciok")
+        engine.send("setoption name UCI_LimitStrength value true")
+        engine.send("setoption name UCI_Elo value %d" % elo)
+        engine.send("isready")
+        engine.until("readyok")
+        _play(engine, chess.Board(), rng, lambda b: b.turn == chess.WHITE)
+        budget = "info nodes %d " % LEVELS[rated_level(elo)].value
+        assert sum(line.startswith(budget) for line in engine.seen) >= 5
+    finally:
+        assert engine.close() == 0
