@@ -227,6 +227,81 @@ def test_a_rate_limit_pauses_and_a_refused_move_guides_back(server):
     spin(sim, lambda: g.moves == ["d2d4", "d7d5", "e2e4"])
 
 
+def test_a_power_cut_during_a_game_of_the_boards_client_reconnects_by_itself(server):
+    """online.run says the game was the board's own client's: after a restart the board
+    connects again by itself (server and token from online.cfg) and catches up from the
+    server's state; nothing is typed."""
+    g = server.create_game("alice", "bob", 300, 0)
+    sim = net_board(server, TOKEN_A, "game " + g.id)
+    spin(sim, lambda: sim.console("online status")[0].endswith("w ply 0 player"))
+    sim.play("e2e4")
+    spin(sim, lambda: g.moves == ["e2e4"])
+    run = bytes(sim.flash.files["online.run"]).decode()
+    assert run.split()[2:] == [g.id, "net"] and TOKEN_A not in run
+    sim.controller.online.net.close()  # the power goes, and the board's connections with it
+    flash, pieces = sim.flash.copy(), sim.board_fen()
+    sim.close()
+    server.act("bob", g.id, "move", "e7e5")  # while the board is off
+    again = Simulator(seed=1, book=False, ponder=False, human="both", flash=flash, pieces=pieces)
+    try:
+        spin(again, lambda: again.computer_move() == "e7e5", timeout=10)  # lit: reconnected by itself
+        assert any("signed in as alice" in line for line in again.log_lines), again.log_lines
+        assert again.console_lines[:1] != ["online net game " + g.id]  # (nothing typed)
+        again.execute()
+        again.play("g1f3")
+        spin(again, lambda: g.moves == ["e2e4", "e7e5", "g1f3"])
+        assert again.app.searches == 0
+        texts = again.console_lines + again.log_lines
+        texts += [bytes(d).decode("latin-1") for n, d in again.flash.files.items() if "online.cfg" not in n]
+        assert not any(TOKEN_A in t for t in texts)
+    finally:
+        again.close()
+
+
+def test_a_running_game_waits_for_the_wifi(server, monkeypatch):
+    """No Wi-Fi yet (after a power cut the router may still be starting): a running game's
+    client starts the association again instead of giving up; a seek gives up."""
+    import sys
+    import types
+
+    class WLAN:
+        connects = 0
+        up_after = 2
+
+        def __init__(self, iface):
+            pass
+
+        def active(self, on):
+            pass
+
+        def isconnected(self):
+            return WLAN.connects >= WLAN.up_after
+
+        def connect(self, ssid, password):
+            assert (ssid, password) == ("My Home", "secret")
+            WLAN.connects += 1
+
+    network = types.ModuleType("network")
+    network.WLAN = WLAN
+    network.STA_IF = 0
+    monkeypatch.setitem(sys.modules, "network", network)
+    g = server.create_game("alice", "bob", 300, 0)
+    sim = Simulator(seed=1, book=False, ponder=False, human="both")
+    for line in ("online server " + server.url, "online token " + TOKEN_A, "online wifi My Home secret"):
+        assert sim.console(line)[0].startswith("ok")
+    WLAN.up_after = 99
+    assert sim.console("online net seek 3+0") == ["ok"]
+    sys.modules["firmware.features.online_net"]._WIFI_MS = 300
+    spin(sim, lambda: sim.console("online status") == ["online off"])  # a seek gives up
+    assert any("no Wi-Fi connection to My Home" in line for line in sim.console_lines)
+    WLAN.connects = 0
+    WLAN.up_after = 2
+    assert sim.console("online net game " + g.id) == ["ok"]
+    sys.modules["firmware.features.online_net"]._WIFI_MS = 300
+    spin(sim, lambda: sim.console("online status")[0].endswith("w ply 0 player"))
+    assert WLAN.connects == 2 and any("trying again" in line for line in sim.console_lines)
+
+
 # ---- two boards: the USB bridge and the firmware's own client under MicroPython -------------
 MPY_BOARD = SETUP + r"""
 import os, sys, time
@@ -362,7 +437,7 @@ def test_two_boards_a_bridge_and_the_firmwares_own_client_under_micropython(serv
                 pump(lambda m=move: a.sim.game()[-1:] == [m], what=move)
             else:  # A moves; it lights on B
                 a.sim.play(move)
-                pump(lambda m=move: m in g.moves[i:i + 1], what=move)
+                pump(lambda m=move, i=i: m in g.moves[i:i + 1], what=move)
                 if i < len(OPERA) - 1:
                     pump(lambda m=move: ask("computer", lambda t: len(t) in (1, 4, 5)) == m, what=move)
                     assert ask("lit", lambda t: t.startswith("lit ")).count(":") >= 2

@@ -37,6 +37,9 @@ def boot(self, saved, now_ms, start_fen=None):
     True when a fresh game was set up: Controller.boot then starts its journal record, once
     this module is dropped (the journal's rare code then does not share the heap with it)."""
     started = False
+    j = self.journal
+    if j is not None and j.files.exists(j.files.name("online.keep")):
+        saved = load("online").restore_at_boot(self, saved, now_ms)  # the local game kept while online
     if saved is not None and saved.found:
         try:
             self.game.new(saved.start_fen if saved.start_fen != START_FEN else None)

@@ -51,10 +51,25 @@ the display (ui.compose_text asks `Online.lines`) says "Opponent's move" instead
 "Thinking...", its second line the server's clocks ("W 4:59 B 5:00") and an offer ("Draw?",
 "Back?"). A file beside the journal (`online.run`) marks a running online game, so a board
 that restarts (a power cut) resumes it waiting for the server instead of letting the engine
-play the opponent's side (`resume`, called from actions.boot).
+play the opponent's side (`resume`, called from actions.boot); a game of the board's own
+client ("net" in that file) reconnects by itself (the server and the token are in online.cfg).
+
+The options' chess clock (features/clock.py) stays off while online: the server's clocks
+count, the local one would run and let a flag fall on its own (`poll` drops it; it comes
+back afterwards as it was).
+
+The local game in progress when an online game starts is kept (`online.keep` beside the
+journal: settings, start position, moves, clock; not archived): when online play is left
+(*new* after the game, `online stop`, an aborted game) it comes back with its level, sides
+and clock, the LEDs guiding the pieces to its position; the online game goes to the
+archive. A restart finds it too: an online game still running goes on (the local game stays
+kept), one that is over gives way to the local game (`restore_at_boot`, from actions.boot).
+The steps are ordered so a power cut at any moment loses neither game (`_journal_back`).
 """
 from firmware.compat import const, ticks_diff
 from firmware.controller import ui as _ui
+from firmware.controller.journal import GAME_FILE
+from firmware.engine.fen import START_FEN
 from firmware.engine.notation import parse_uci, uci
 from firmware.features import drop, load
 
@@ -67,7 +82,9 @@ _OFFER_BACK = const(2)
 _STATUS_WORDS = ("mate", "stalemate", "resign", "outoftime", "timeout")
 _STATUS_REASONS = b"\x01\x02\x08\x0a\x0a"  # rules.CHECKMATE, STALEMATE, RESIGNATION, TIMEOUT
 _NET_WORDS = ("wifi", "token", "server", "net")
-RUN_FILE = "online.run"  # beside the journal while an online game runs: "<side> <saved side> <id>"
+RUN_FILE = "online.run"  # beside the journal while an online game runs: "<side> <saved side> <id> [net]"
+KEEP_FILE = "online.keep"  # the local game kept while online (_keep): "<settings> <clock|->" (hex),
+#                            its start FEN, its moves (UCI), one line each
 
 
 class OnlineError(ValueError):
@@ -83,6 +100,7 @@ def command(app, args, now_ms):
         if o is None or o.net is None:  # the board's own client is not (or no longer) running
             drop("online_net")
             drop("online_http")
+            drop("online_state")
 
 
 def run(app, args, now_ms):
@@ -149,15 +167,27 @@ def _start(app, c, args, now_ms):
 
         Position(fen, 2)  # a bad FEN raises here, before anything changes
     net = None
+    kept = None
     if o is not None:
         net = o.net  # the board's own client goes on with the new game
         o.net = None
+        kept = o.kept  # a second online game: the local game stays kept
         o.leave(c, now_ms, False)
+    local = o is None or o.game_id is None  # the local game is on the board (the client was waiting)
+    if local:
+        kept = _keep(c, now_ms)
     c.leave_trainer(now_ms)
     o = Online(c, app.write, side, args[1])
     o.net = net
+    o.kept = kept
     c.settings.computer_side = side ^ 8  # the opponent plays the computer's part
     c.online = o
+    if local and kept is not None and c.journal is not None and c.journal_ok:
+        # journal.start_game archives the game it replaces; the kept one comes back instead
+        # (and is archived when it is over): the journal's mirror of game.jnl says it has no
+        # moves to archive (a cut before start_game's rewrite: game.jnl still holds it)
+        c.journal._ensure_loaded()
+        c.journal._state.moves = []
     c.new_game(now_ms, fen)
     o.ply = c.game.ply
     o.mark(c)
@@ -174,13 +204,166 @@ def resume(c, now_ms):
         o.saved_side = int(words[1])
     except (OSError, ValueError, IndexError):
         return
+    o.resume_net = words[3:4] == ["net"]  # the board's own client: it reconnects (poll)
+    try:
+        o.kept = _read(c, KEEP_FILE)
+    except OSError:
+        pass
     c.online = o
     o.ply = c.game.ply
     c._say("Online: reconnect", now_ms)
 
 
+def restore_at_boot(c, saved, now_ms):
+    """At boot (actions.boot, before the journal's game is set up), `online.keep` beside the
+    journal: unless an online game still runs, the kept local game comes back into the journal
+    and the settings (the online game, over, goes to the archive). Returns the SavedGame to
+    resume (the kept game's, or `saved` as it was)."""
+    files = c.journal.files
+    if not c.journal_ok or (saved is not None and saved.found and saved.result == "*"
+                            and files.exists(files.name(RUN_FILE))):
+        return saved  # the online game goes on (resume); the local game stays kept
+    try:
+        text = _read(c, KEEP_FILE)
+        _unmark(c)
+        game = _kept_game(c, text)
+        _journal_back(c, text, game)
+        saved = c.journal.load()
+    except (OSError, ValueError) as exc:
+        if c.log:
+            c.log("online: the kept game cannot come back: %s" % (exc,))
+        return saved
+    c._say("Back to your game", now_ms)
+    return saved
+
+
+def _keep(c, now_ms):
+    """The local game in progress, saved before an online game replaces it (KEEP_FILE beside
+    the journal, and in RAM); None: nothing to keep (no moves, over, the mate trainer)."""
+    game = c.game
+    if game.over or not game.ply or c.trainer is not None:
+        return None
+    clock = c.clock.to_bytes(now_ms) if c.clock is not None else c.clock_restore
+    text = "%s %s\n%s\n%s\n" % (_hex(c.settings.to_bytes()), _hex(clock) if clock else "-", game.start_fen,
+                                 " ".join(uci(game.move_at(i)) for i in range(game.ply)))
+    j = c.journal
+    if j is not None and c.journal_ok:
+        try:
+            j.files.rewrite(j.files.name(KEEP_FILE), text.encode())
+        except OSError:
+            pass
+    return text
+
+
+def _kept_game(c, text):
+    """Set up the kept game's settings and moves on the controller (ValueError if malformed)."""
+    from firmware.controller.settings import Settings
+
+    head, fen, moves = (text.split("\n") + ["", ""])[:3]
+    words = head.split()
+    c.settings.assign(Settings.from_bytes(_unhex(words[0])))
+    game = c.game
+    game.new(None if fen == START_FEN else fen)
+    for word in moves.split():
+        game.push(_parse(game.position, word))
+    c.clock_restore = _unhex(words[1]) if words[1] != "-" else None
+    return game
+
+
+def _journal_back(c, text, game):
+    """The kept game (already set up on `game`) into the journal again, then KEEP_FILE goes.
+    A power cut at any step loses nothing: the online game is archived first (the archive
+    skips a game it ends with already, so a second try does not add it twice), then game.jnl
+    is rewritten atomically with the kept game (a new id), KEEP_FILE is removed last. A try
+    that finds the kept game in game.jnl (a cut after that rewrite, or before the online game
+    replaced it) only removes KEEP_FILE."""
+    j = c.journal
+    if j is None or not c.journal_ok:
+        return
+    files = j.files
+    fen, moves = text.split("\n")[1:3]
+    settings = c.settings.to_bytes()
+    saved = j.load()  # the online game, as game.jnl holds it
+    if (saved.found and saved.result == "*" and saved.start_fen == fen
+            and " ".join(uci(m) for m in saved.moves) == moves):
+        if saved.settings != settings:
+            j.record_settings(settings)
+    else:
+        rare = load("journal_rare")
+        if saved.found and saved.moves:
+            rare.archive(j, saved)
+        state = rare.SavedGame()
+        state.settings = settings
+        state.start_fen = fen
+        state.found = True
+        state.game_id = (saved.game_id + 1) & 0xFFFF
+        state.clock = c.clock_restore
+        for i in range(game.ply):
+            state.moves.append(game.move_at(i))
+        data = rare.game_bytes(j, state)
+        state = rare = None
+        drop("journal_rare")
+        files.rewrite(files.name(GAME_FILE), data)
+        j.load()  # the journal's mirror of game.jnl
+    files.fs.remove(files.name(KEEP_FILE))
+
+
+def _restore(c, text, now_ms):
+    """After online play: the kept local game on the board again (journal, settings, clock,
+    the LEDs guiding the pieces)."""
+    try:
+        game = _kept_game(c, text)
+    except ValueError as exc:
+        if c.log:
+            c.log("online: the kept game cannot come back: %s" % (exc,))
+        c.new_game(now_ms)
+        return
+    try:
+        _journal_back(c, text, game)
+    except OSError as exc:
+        c.journal_ok = False
+        if c.log:
+            c.log("journal disabled: %s" % (exc,))
+    c._abort_search()
+    c.paused = False
+    c.ponder_move = 0
+    c.score_cp = None
+    c.mate_in = None
+    c.bad_searches = 0
+    c.resign_declined = False
+    c.counted = -1
+    c.pv_text = ""
+    for i in range(8):
+        c.reappear[i] = 0
+    c._clear_overlays()
+    c._want_touch()
+    c.ui.beep("confirm")
+    c._enter_play(now_ms)  # VERIFY: the LEDs guide the pieces to the kept game's position
+    c._say("Back to your game", now_ms)
+
+
+def _hex(data):
+    return "".join("%02x" % b for b in data)
+
+
+def _unhex(text):
+    return bytes(int(text[i:i + 2], 16) for i in range(0, len(text), 2))
+
+
 def _quiet(text):
     pass
+
+
+def _unmark(c):
+    j = c.journal
+    if j is None:
+        return
+    name = j.files.name(RUN_FILE)
+    try:
+        if j.files.exists(name):
+            j.files.fs.remove(name)
+    except OSError:
+        pass
 
 
 def _read(c, name):
@@ -209,6 +392,8 @@ class Online:
         self.clock_ms = 0  # when they came (ticks)
         self.shown_ms = 0
         self.now = 0
+        self.kept = None  # type: str | None  # the local game kept while online (_keep's text)
+        self.resume_net = False  # resumed at boot, the board's own client to start again (poll)
 
     def out(self, line):
         """A line of the board for the bridge (serial), and for the board's own client."""
@@ -221,21 +406,14 @@ class Online:
         j = c.journal
         if j is None or not c.journal_ok:
             return
+        text = "%d %d %s%s" % (self.side, self.saved_side, self.game_id, " net" if self.net is not None else "")
         try:
-            j.files.rewrite(j.files.name(RUN_FILE), ("%d %d %s" % (self.side, self.saved_side, self.game_id)).encode())
+            j.files.rewrite(j.files.name(RUN_FILE), text.encode())
         except OSError:
             pass
 
     def unmark(self, c):
-        j = c.journal
-        if j is None:
-            return
-        name = j.files.name(RUN_FILE)
-        try:
-            if j.files.exists(name):
-                j.files.fs.remove(name)
-        except OSError:
-            pass
+        _unmark(c)
 
     # ---- the controller's hooks ---------------------------------------------------------
     def after(self, c, by_computer):
@@ -257,6 +435,18 @@ class Online:
         """Every pass: the network client's turn; take back a move of the opponent's pieces,
         notice a move taken back by hand, renew the clock text once a second."""
         self.now = now_ms
+        clock = c.clock
+        if clock is not None:
+            # the options' clock (flow._run_clock made it) is off while online: the server's
+            # clocks count. Waiting for a game, the local game's clock is kept to go on after;
+            # it is made again when online play is left (leave: clock_key)
+            c.clock_restore = clock.to_bytes(now_ms) if self.game_id is None else None
+            c.clock = None
+            c.clock_text = ""
+            c.tidy()
+        if self.resume_net:
+            self.resume_net = False
+            self.net_again(c, now_ms)
         if self.net is not None:
             self.net.poll(now_ms)
             if c.online is not self:
@@ -279,6 +469,16 @@ class Online:
             self.shown_ms = now_ms
             c.dirty = True  # ui asks lines() for the clocks again
 
+    def net_again(self, c, now_ms):
+        """Resumed at boot, the game was the board's own client's: it connects again by
+        itself (online.cfg has the server and the token) and the game's stream brings the
+        server's state."""
+        try:
+            load("online_net").resume(_Host(c, self), self.game_id, now_ms)
+        except ValueError as exc:  # no token any more, no CA for https, ...
+            self.write("online net: %s" % (exc,))
+            c._say("Online: net failed", now_ms)
+
     def button(self, c, name, kind, now_ms):
         """actions.on_button asks this first: True when the press had its online meaning."""
         if self.game_id is None:  # waiting for a game of the network client
@@ -290,8 +490,7 @@ class Online:
         over = c.game.over
         if name == "new" and over:
             self.out("online left")
-            self.leave(c, now_ms)
-            return False  # the next game, as after any game
+            return self.leave(c, now_ms)  # the kept local game, else the next game as after any game
         if name == "setup" or name == "takeback" and kind == _LONG:
             return False  # check the board
         word = None
@@ -410,9 +609,8 @@ class Online:
             raise OnlineError("unknown result %r" % result)
         self.offer = 0
         self.unmark(c)
-        if result == "*":  # aborted: the game is dropped
-            self.leave(c, now_ms)
-            c._say("Game aborted", now_ms)
+        if result == "*":  # aborted: the game is dropped (the kept local game comes back)
+            c._say("Aborted: your game" if self.leave(c, now_ms) else "Game aborted", now_ms)
             return
         game = c.game
         shown = c.shown_move if c.phase == _ui.SHOWING else 0
@@ -436,8 +634,10 @@ class Online:
         c._say("%s %s" % (result, status)[:21], now_ms)
 
     def leave(self, c, now_ms, new_game=True):
-        """Normal play again: the computer's side as before; a running game is dropped; the
-        network client (if any) closes."""
+        """Normal play again: the computer's side as before; the network client (if any)
+        closes. `new_game`: the kept local game comes back (True returned), else a running
+        online game is dropped for a new game; without it (another online game follows, or
+        none had started) the board's game stays."""
         s = c.settings
         s.computer_side = self.saved_side
         c.online = None
@@ -446,13 +646,30 @@ class Online:
             self.net = None
             drop("online_net")
             drop("online_http")
+            drop("online_state")
         self.unmark(c)
+        c.clock_key = -1  # the options' clock again (off while online: poll)
+        c.dirty = True
+        if new_game and self.kept is not None:
+            _restore(c, self.kept, now_ms)
+            return True
         if new_game and not c.game.over and self.game_id is not None:
             c.new_game(now_ms)
         else:
             c._journal("record_settings", s.to_bytes())
             c._enter_play(now_ms)
-        c.dirty = True
+        return False
+
+
+class _Host:
+    """What the board's own client needs of the App when it starts without one (at boot)."""
+
+    def __init__(self, c, o):
+        self.controller = c
+        self.out = o.write  # (online.run sets o.write to this object's write)
+
+    def write(self, text):
+        self.out(text)
 
 
 def _parse(pos, text):

@@ -40,7 +40,8 @@ _POLL_MS = const(10)  # the sockets are looked at this often (the scan runs in b
 _RETRY_MS = const(2000)  # a dropped stream is opened again after this
 _RATE_MS = const(60000)  # after 429 Too Many Requests (Lichess: wait a minute)
 _SILENT_MS = const(20000)  # a stream without a byte this long is taken as dropped
-_WIFI_MS = const(20000)  # the Wi-Fi association's limit
+_WIFI_MS = const(20000)  # the Wi-Fi association's limit (a running game: tried again after it)
+_AGAIN_MS = const(10000)  # a running game whose server's name was not found: looked up again after this
 _EVENT_LINE = const(2048)  # the longest line kept per stream (a longer one is dropped)
 _GAME_LINE = const(4096)  # a gameFull of ~600 plies
 _CALL_LINE = const(512)  # answers of calls (only the account's name is read)
@@ -110,6 +111,13 @@ def _net(app, files, args, now_ms):
     client.start(now_ms)
     c.dirty = True
     return "ok"
+
+
+def resume(app, game_id, now_ms):
+    """A restart during a game of this client (features/online.py's resume found "net" in
+    online.run): connect again, as `online net game <id>` would (`app`: the controller and a
+    write, an App or online._Host)."""
+    return _net(app, _files(app), ["game", game_id], now_ms)
 
 
 def _clock_arg(text):
@@ -281,14 +289,30 @@ class NetClient(OnlineGame):
         wlan = self.wlan
         if wlan is not None and not wlan.isconnected():
             if ticks_diff(now_ms, self.since) > _WIFI_MS:
-                self._fatal("no Wi-Fi connection to %s" % self.ssid, "Wi-Fi: no connection")
+                if self.mode != "game":
+                    self._fatal("no Wi-Fi connection to %s" % self.ssid, "Wi-Fi: no connection")
+                    return
+                # a running game waits for the network (after a power cut the router may
+                # still be starting): the association is started again
+                self._log("no Wi-Fi connection to %s yet: trying again" % self.ssid)
+                self._say("Wi-Fi: trying again")
+                self.since = now_ms
+                try:
+                    wlan.connect(self.ssid, self.wifi_pass)
+                except OSError:
+                    pass
             return
         try:
             import socket
 
             self.addr = socket.getaddrinfo(self.host, self.port)[0][-1]  # one lookup per start
         except OSError as exc:
-            self._fatal("cannot find %s: %s" % (self.host, exc), "Server not found")
+            if self.mode != "game":
+                self._fatal("cannot find %s: %s" % (self.host, exc), "Server not found")
+                return
+            self._log("cannot find %s: %s (trying again)" % (self.host, exc))
+            self._say("Server not found")
+            self.next_poll = ticks_add(now_ms, _AGAIN_MS)
             return
         self.state = "account"
         self.calls.append(("GET", "/api/account", None, "account"))
