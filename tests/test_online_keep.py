@@ -321,3 +321,55 @@ def test_kept_and_back_under_micropython_with_a_restart_in_between(tmp_path):
     assert got["online status"] == ["online off"], out
     assert sorted(os.listdir(tmp_path)) == ["game.jnl", "games.jnl"]
 
+
+
+def test_the_boards_own_client_keeps_the_local_game_too():
+    """Waiting for a game (the board's own client) leaves the local game on the board: *new*
+    cancels and it goes on; once a game starts it is kept and comes back after."""
+    import time
+
+    from online.lichess_server import LichessServer
+
+    server = LichessServer(keepalive_s=0.3)
+    server.add_user("alice", "lip_keepAlice012345")
+    server.add_user("bob", "lip_keepBob0123456")
+    server.start()
+    sim, local = local_game()
+
+    def spin(cond, timeout=8.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            sim.run(20)
+            if cond():
+                return
+            time.sleep(0.002)
+        raise AssertionError("timed out: %s" % sim.console_lines[-8:])
+
+    try:
+        assert one(sim, "online server " + server.url) == "ok"
+        assert one(sim, "online token lip_keepAlice012345").startswith("ok token stored")
+        assert one(sim, "online net accept") == "ok"
+        spin(lambda: server.open_streams("alice") == 1)
+        assert sim.display_text()[0] == "Online" and sim.game() == local
+        sim.press("new")  # cancels the wait: the local game goes on
+        sim.run(50)
+        assert one(sim, "online status") == "online off" and sim.game() == local
+        assert one(sim, "settings").startswith(LOCAL_SETTINGS) and "online.keep" not in sim.flash.files
+        assert one(sim, "online net accept") == "ok"
+        spin(lambda: server.open_streams("alice") == 1)
+        server.challenge("bob", "alice", **{"clock.limit": 300, "color": "black"})
+        spin(lambda: sim.console("online status")[0].endswith("w ply 0 verify"))
+        assert "online.keep" in sim.flash.files and sim.game() == []
+        g = next(iter(server.games.values()))
+        sim.arrange(START)
+        sim.run(600)
+        sim.play("e2e4")
+        spin(lambda: g.moves == ["e2e4"])
+        server.act("bob", g.id, "resign")
+        spin(lambda: sim.state()["phase"] == "over")
+        sim.press("new")
+        spin(lambda: sim.game() == local)
+        assert_local_back(sim, local, ["e2e4"])
+    finally:
+        sim.close()
+        server.stop()
