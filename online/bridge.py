@@ -340,6 +340,15 @@ class Bridge(OnlineGame):
         if OnlineGame.board_end(self, state) == "*":
             self.done = True
 
+    def board_again(self):
+        """The board lost what it knew (unplugged, restarted): set it up in full again."""
+        self.board_moves = None
+        if self.color is not None:
+            self.board_start()
+            self.board_sync()
+            if self.result_words is not None:
+                self.to_board(self.result_words)
+
     def _network(self, kind, payload):
         if kind == "event":
             self._event(payload)

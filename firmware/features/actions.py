@@ -12,7 +12,7 @@ from firmware.controller.settings import NOBODY, SETS
 from firmware.engine import rules
 from firmware.engine.constants import to_sq64
 from firmware.engine.fen import START_FEN
-from firmware.features import load
+from firmware.features import drop, load
 
 _MENU_MS = const(6000)  # flow._MENU_MS
 _LONG = const(2)  # io.buttons.LONG
@@ -39,7 +39,8 @@ def boot(self, saved, now_ms, start_fen=None):
     started = False
     j = self.journal
     if j is not None and j.files.exists(j.files.name("online.keep")):
-        saved = load("online").restore_at_boot(self, saved, now_ms)  # the local game kept while online
+        saved = load("online_keep").restore_at_boot(self, saved, now_ms)  # the local game kept while online
+        drop("online_keep")
     if saved is not None and saved.found:
         try:
             self.game.new(saved.start_fen if saved.start_fen != START_FEN else None)

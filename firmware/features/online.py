@@ -59,17 +59,14 @@ count, the local one would run and let a flag fall on its own (`poll` drops it; 
 back afterwards as it was).
 
 The local game in progress when an online game starts is kept (`online.keep` beside the
-journal: settings, start position, moves, clock; not archived): when online play is left
-(*new* after the game, `online stop`, an aborted game) it comes back with its level, sides
-and clock, the LEDs guiding the pieces to its position; the online game goes to the
-archive. A restart finds it too: an online game still running goes on (the local game stays
-kept), one that is over gives way to the local game (`restore_at_boot`, from actions.boot).
-The steps are ordered so a power cut at any moment loses neither game (`_journal_back`).
+journal, not archived; features/online_keep.py, loaded for that and for bringing it back):
+when online play is left (*new* after the game, `online stop`, an aborted game) it comes
+back with its level, sides and clock, the LEDs guiding the pieces to its position; the
+online game goes to the archive. A restart finds it too: an online game still running goes
+on (the local game stays kept), one that is over gives way to the local game.
 """
 from firmware.compat import const, ticks_diff
 from firmware.controller import ui as _ui
-from firmware.controller.journal import GAME_FILE
-from firmware.engine.fen import START_FEN
 from firmware.engine.notation import parse_uci, uci
 from firmware.features import drop, load
 
@@ -83,8 +80,7 @@ _STATUS_WORDS = ("mate", "stalemate", "resign", "outoftime", "timeout")
 _STATUS_REASONS = b"\x01\x02\x08\x0a\x0a"  # rules.CHECKMATE, STALEMATE, RESIGNATION, TIMEOUT
 _NET_WORDS = ("wifi", "token", "server", "net")
 RUN_FILE = "online.run"  # beside the journal while an online game runs: "<side> <saved side> <id> [net]"
-KEEP_FILE = "online.keep"  # the local game kept while online (_keep): "<settings> <clock|->" (hex),
-#                            its start FEN, its moves (UCI), one line each
+KEEP_FILE = "online.keep"  # the local game kept while online: features/online_keep.py
 
 
 class OnlineError(ValueError):
@@ -175,7 +171,8 @@ def _start(app, c, args, now_ms):
         o.leave(c, now_ms, False)
     local = o is None or o.game_id is None  # the local game is on the board (the client was waiting)
     if local:
-        kept = _keep(c, now_ms)
+        kept = load("online_keep").keep(c, now_ms)
+        drop("online_keep")
     c.leave_trainer(now_ms)
     o = Online(c, app.write, side, args[1])
     o.net = net
@@ -212,142 +209,6 @@ def resume(c, now_ms):
     c.online = o
     o.ply = c.game.ply
     c._say("Online: reconnect", now_ms)
-
-
-def restore_at_boot(c, saved, now_ms):
-    """At boot (actions.boot, before the journal's game is set up), `online.keep` beside the
-    journal: unless an online game still runs, the kept local game comes back into the journal
-    and the settings (the online game, over, goes to the archive). Returns the SavedGame to
-    resume (the kept game's, or `saved` as it was)."""
-    files = c.journal.files
-    if not c.journal_ok or (saved is not None and saved.found and saved.result == "*"
-                            and files.exists(files.name(RUN_FILE))):
-        return saved  # the online game goes on (resume); the local game stays kept
-    try:
-        text = _read(c, KEEP_FILE)
-        _unmark(c)
-        game = _kept_game(c, text)
-        _journal_back(c, text, game)
-        saved = c.journal.load()
-    except (OSError, ValueError) as exc:
-        if c.log:
-            c.log("online: the kept game cannot come back: %s" % (exc,))
-        return saved
-    c._say("Back to your game", now_ms)
-    return saved
-
-
-def _keep(c, now_ms):
-    """The local game in progress, saved before an online game replaces it (KEEP_FILE beside
-    the journal, and in RAM); None: nothing to keep (no moves, over, the mate trainer)."""
-    game = c.game
-    if game.over or not game.ply or c.trainer is not None:
-        return None
-    clock = c.clock.to_bytes(now_ms) if c.clock is not None else c.clock_restore
-    text = "%s %s\n%s\n%s\n" % (_hex(c.settings.to_bytes()), _hex(clock) if clock else "-", game.start_fen,
-                                 " ".join(uci(game.move_at(i)) for i in range(game.ply)))
-    j = c.journal
-    if j is not None and c.journal_ok:
-        try:
-            j.files.rewrite(j.files.name(KEEP_FILE), text.encode())
-        except OSError:
-            pass
-    return text
-
-
-def _kept_game(c, text):
-    """Set up the kept game's settings and moves on the controller (ValueError if malformed)."""
-    from firmware.controller.settings import Settings
-
-    head, fen, moves = (text.split("\n") + ["", ""])[:3]
-    words = head.split()
-    c.settings.assign(Settings.from_bytes(_unhex(words[0])))
-    game = c.game
-    game.new(None if fen == START_FEN else fen)
-    for word in moves.split():
-        game.push(_parse(game.position, word))
-    c.clock_restore = _unhex(words[1]) if words[1] != "-" else None
-    return game
-
-
-def _journal_back(c, text, game):
-    """The kept game (already set up on `game`) into the journal again, then KEEP_FILE goes.
-    A power cut at any step loses nothing: the online game is archived first (the archive
-    skips a game it ends with already, so a second try does not add it twice), then game.jnl
-    is rewritten atomically with the kept game (a new id), KEEP_FILE is removed last. A try
-    that finds the kept game in game.jnl (a cut after that rewrite, or before the online game
-    replaced it) only removes KEEP_FILE."""
-    j = c.journal
-    if j is None or not c.journal_ok:
-        return
-    files = j.files
-    fen, moves = text.split("\n")[1:3]
-    settings = c.settings.to_bytes()
-    saved = j.load()  # the online game, as game.jnl holds it
-    if (saved.found and saved.result == "*" and saved.start_fen == fen
-            and " ".join(uci(m) for m in saved.moves) == moves):
-        if saved.settings != settings:
-            j.record_settings(settings)
-    else:
-        rare = load("journal_rare")
-        if saved.found and saved.moves:
-            rare.archive(j, saved)
-        state = rare.SavedGame()
-        state.settings = settings
-        state.start_fen = fen
-        state.found = True
-        state.game_id = (saved.game_id + 1) & 0xFFFF
-        state.clock = c.clock_restore
-        for i in range(game.ply):
-            state.moves.append(game.move_at(i))
-        data = rare.game_bytes(j, state)
-        state = rare = None
-        drop("journal_rare")
-        files.rewrite(files.name(GAME_FILE), data)
-        j.load()  # the journal's mirror of game.jnl
-    files.fs.remove(files.name(KEEP_FILE))
-
-
-def _restore(c, text, now_ms):
-    """After online play: the kept local game on the board again (journal, settings, clock,
-    the LEDs guiding the pieces)."""
-    try:
-        game = _kept_game(c, text)
-    except ValueError as exc:
-        if c.log:
-            c.log("online: the kept game cannot come back: %s" % (exc,))
-        c.new_game(now_ms)
-        return
-    try:
-        _journal_back(c, text, game)
-    except OSError as exc:
-        c.journal_ok = False
-        if c.log:
-            c.log("journal disabled: %s" % (exc,))
-    c._abort_search()
-    c.paused = False
-    c.ponder_move = 0
-    c.score_cp = None
-    c.mate_in = None
-    c.bad_searches = 0
-    c.resign_declined = False
-    c.counted = -1
-    c.pv_text = ""
-    for i in range(8):
-        c.reappear[i] = 0
-    c._clear_overlays()
-    c._want_touch()
-    c.ui.beep("confirm")
-    c._enter_play(now_ms)  # VERIFY: the LEDs guide the pieces to the kept game's position
-    c._say("Back to your game", now_ms)
-
-
-def _hex(data):
-    return "".join("%02x" % b for b in data)
-
-
-def _unhex(text):
-    return bytes(int(text[i:i + 2], 16) for i in range(0, len(text), 2))
 
 
 def _quiet(text):
@@ -651,7 +512,10 @@ class Online:
         c.clock_key = -1  # the options' clock again (off while online: poll)
         c.dirty = True
         if new_game and self.kept is not None:
-            _restore(c, self.kept, now_ms)
+            try:
+                load("online_keep").restore(c, self.kept, now_ms)
+            finally:
+                drop("online_keep")
             return True
         if new_game and not c.game.over and self.game_id is not None:
             c.new_game(now_ms)

@@ -160,15 +160,6 @@ class OnlineGame:
         self.to_board(self.result_words)
         return result
 
-    def board_again(self):
-        """The board lost what it knew (unplugged, restarted): set it up in full again."""
-        self.board_moves = None
-        if self.color is not None:
-            self.board_start()
-            self.board_sync()
-            if self.result_words is not None:
-                self.to_board(self.result_words)
-
     def on_refused_move(self, move):
         """The server refused the player's move: said, and the board guided back."""
         self.pending = [p for p in self.pending if p[1] != move]
