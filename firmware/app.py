@@ -43,6 +43,11 @@ POLL_TARGET_MS = 10
 # less heap this way (docs/memory.md). The firmware allocates little (nothing while idle
 # or searching), so the collections are rare: a few per move, ~1-2 ms each on a chip.
 GC_THRESHOLD_BYTES = 2048
+# A collection takes ~25 ms on an RP2040 with the game loaded (emulated stock Pico). Run one
+# once the board has been quiet this long after a touch or press, so that the allocation
+# count starts afresh and the next touch's handling (~1 KB: targets, LED map, display text)
+# does not hit the threshold between the lift and its LEDs.
+_QUIET_MS = const(400)
 _MIN_POLL_NODES = const(1)
 _IDLE = const(0)  # board_sync.IDLE
 _WORK_NONE = const(0)  # flow.WORK_*, STOP_NONE
@@ -97,6 +102,8 @@ class App:
                 raw[i] = fed[i]
         deb.update(self.raw, now_ms)
         ev = deb.pop()
+        if ev >= 0:
+            self._event_ms = now_ms
         while ev >= 0:
             cell = ev & 63
             kind = ev >> 6
@@ -114,6 +121,8 @@ class App:
         buttons = self.buttons
         buttons.poll(now_ms)
         ev = buttons.pop()
+        if ev >= 0:
+            self._event_ms = now_ms
         while ev >= 0:
             if self.sensor_log is not None:
                 self.sensor_log.button(self.button_names[ev & 15], ev >> 4, buttons.event_ms)
@@ -130,6 +139,11 @@ class App:
         c.tick(now_ms)
         self.ui.refresh(c, now_ms)
         self.ui.update(now_ms)
+        if self._event_ms is not None and ticks_diff(now_ms, self._event_ms) >= _QUIET_MS:
+            self._event_ms = None
+            if self.collect is not None:
+                self.collect()
+
 
     def command(self, line, now_ms=0):
         """One console line: features/feed.py (the small test protocol: 2 KB) is loaded for

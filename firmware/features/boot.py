@@ -62,6 +62,7 @@ def init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settin
     self._last_poll_ms = 0
     self.searches = 0
     self.collect = collect
+    self._event_ms = None  # the last touch or press not yet followed by a quiet collection
     self._oom_ms = None  # when the last MemoryError came (App.out_of_memory)
 
 
