@@ -337,6 +337,39 @@ def test_probe_output_gives_free_heap_largest_block_and_word_size():
         flash.parse_probe("Traceback (most recent call last):\nMemoryError\n")
 
 
+def test_probe_lists_files_one_line_each():
+    """The device prints a line per file (one repr of them all was a 7 KB string its split heap
+    could not hold at 70 files): parse_probe gathers them into `files`."""
+    out = PICO_PROBE_OUT.replace("'files': {}, ", "").replace(
+        "REEDCHESS-PROBE", "REEDCHESS-FILE ('firmware', None)\nREEDCHESS-FILE ('firmware/app.mpy', 'ab12')\n"
+        "REEDCHESS-FILE ('main.py', 'cd34')\nREEDCHESS-PROBE")
+    info = flash.parse_probe(out)
+    assert info["files"] == {"firmware": None, "firmware/app.mpy": "ab12", "main.py": "cd34"}
+    assert info["platform"] == "rp2"
+
+
+def test_probe_code_prints_a_line_per_file_under_micropython(tmp_path):
+    """The device side of the probe, run by the MicroPython unix port in a folder with files."""
+    import subprocess
+
+    from tests.mpy import micropython_path
+
+    (tmp_path / "firmware" / "engine").mkdir(parents=True)
+    (tmp_path / "firmware" / "app.py").write_text("x = 1\n")
+    (tmp_path / "firmware" / "engine" / "search.py").write_bytes(bytes(range(256)) * 9)
+    (tmp_path / "main.py").write_text("import firmware.app\n")
+    proc = subprocess.run([micropython_path(), "-c", flash._PROBE_CODE], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    info = flash.parse_probe(proc.stdout)
+    import hashlib
+
+    assert info["files"] == {
+        "firmware": None, "firmware/engine": None, "firmware/app.py": hashlib.sha256(b"x = 1\n").hexdigest(),
+        "firmware/engine/search.py": hashlib.sha256(bytes(range(256)) * 9).hexdigest(),
+        "main.py": hashlib.sha256(b"import firmware.app\n").hexdigest()}
+
+
 def test_ram_that_does_not_fit_stops_the_flash_with_what_to_do(fake_repo):
     with pytest.raises(flash.FlashError) as info:
         flash.check_ram("alpha", "mpy", _pico_info(), NEEDS, log=None, root=fake_repo)

@@ -72,6 +72,9 @@ _ARCH_BY_CODE = {code: name for name, code in ARCH_CODES.items()}
 MPY_VERSION = 6  # .mpy format that mpy-cross 1.2x emits and MicroPython >= 1.19 loads
 
 _PROBE_MARK = "REEDCHESS-PROBE "
+# One line per file: the whole list in one repr was a 7 KB string that the device's heap, split
+# by the walk's live strings, could not hold in one piece once there were 70 files.
+_FILE_MARK = "REEDCHESS-FILE "
 _CP_BATCH = 40  # mpremote commands per process (each process soft-resets the device once)
 
 # Runs on the device: what MicroPython it is and what it already has, with digests.
@@ -105,25 +108,26 @@ def _digest(p):
     if _H:
         return ''.join('%02x' % b for b in h.digest())
     return h & 0xffffffff
-def _walk(d, out):
+def _file(p, digest):
+    print(_FMARK_ + repr((p, digest)))
+def _walk(d):
     try:
         entries = list(os.ilistdir(d))
     except OSError:
         return
-    out[d] = None
+    _file(d, None)
     for e in entries:
         p = d + '/' + e[0]
         if e[1] == 0x4000:
-            _walk(p, out)
+            _walk(p)
         else:
-            out[p] = _digest(p)
-_files = {}
+            _file(p, _digest(p))
 for _d in ('firmware', 'boards'):
-    _walk(_d, _files)
+    _walk(_d)
 for _f in ('main.py', 'boot.py'):
     try:
         os.stat(_f)
-        _files[_f] = _digest(_f)
+        _file(_f, _digest(_f))
     except OSError:
         pass
 try:
@@ -143,9 +147,9 @@ except ImportError:
 gc.collect()
 print(_MARK_ + repr({'platform': sys.platform, 'rom': _rom, 'version': sys.version,
     'machine': getattr(sys.implementation, '_machine', ''), 'mpy': getattr(sys.implementation, '_mpy', 0),
-    'hash': _K, 'files': _files, 'fs': _fs,
+    'hash': _K, 'fs': _fs,
     'mem_free': gc.mem_free(), 'mem_alloc': gc.mem_alloc()}))
-""".replace("_MARK_", repr(_PROBE_MARK))
+""".replace("_FMARK_", repr(_FILE_MARK)).replace("_MARK_", repr(_PROBE_MARK))
 
 # Runs first, right after mpremote's soft reset, before the (bigger) probe above is compiled:
 # the free heap main.py will find, the largest free block and the port's word size.
@@ -453,8 +457,12 @@ def parse_probe(out):
     4 words: 16 bytes on a 32-bit port)."""
     info = None
     mem = {}
+    files = {}
     for line in out.splitlines():
-        if line.startswith(_PROBE_MARK):
+        if line.startswith(_FILE_MARK):
+            path, digest = ast.literal_eval(line[len(_FILE_MARK) :])
+            files[path] = digest
+        elif line.startswith(_PROBE_MARK):
             info = ast.literal_eval(line[len(_PROBE_MARK) :])
         elif line.startswith(_MEM_MARK):
             words = line[len(_MEM_MARK) :].split()
@@ -473,6 +481,7 @@ def parse_probe(out):
         mem["max_free_block"] = mem.pop("max_free_blocks") * 4 * mem["word_bytes"]
     mem.pop("max_free_blocks", None)
     info.update(mem)
+    info.setdefault("files", files)
     return info
 
 
