@@ -13,6 +13,10 @@ online.keep holds three lines: "<settings> <clock record|->" (hex), the start FE
 start_game would archive it unfinished; it is archived once, when it is over); the online
 game is archived when the kept game comes back. The steps are ordered so a power cut at any
 moment loses neither game (`_journal_back`).
+
+It uses the journal's mirror of game.jnl (`Journal._state`, `_ensure_loaded`) instead of
+reading game.jnl again: that would replay the game into a second Position (the game's room:
+KBs on a stock Pico, while online.py and the actions are loaded).
 """
 from firmware.controller.journal import GAME_FILE
 from firmware.engine.fen import START_FEN
@@ -42,7 +46,8 @@ def restore_at_boot(c, saved, now_ms):
             files.fs.remove(files.name(RUN_FILE))  # (an online game that is over)
         game = _kept_game(c, text)
         _journal_back(c, text, game)
-        saved = c.journal.load()
+        c.journal._ensure_loaded()
+        saved = c.journal._state
     except (OSError, ValueError) as exc:
         if c.log:
             c.log("online: the kept game cannot come back: %s" % (exc,))
@@ -97,7 +102,8 @@ def _journal_back(c, text, game):
     files = j.files
     fen, moves = text.split("\n")[1:3]
     settings = c.settings.to_bytes()
-    saved = j.load()  # the online game, as game.jnl holds it
+    j._ensure_loaded()
+    saved = j._state  # the online game, as game.jnl holds it (the journal's mirror: no replay)
     if (saved.found and saved.result == "*" and saved.start_fen == fen
             and " ".join(uci(m) for m in saved.moves) == moves):
         if saved.settings != settings:
@@ -115,10 +121,11 @@ def _journal_back(c, text, game):
         for i in range(game.ply):
             state.moves.append(game.move_at(i))
         data = rare.game_bytes(j, state)
-        state = rare = None
+        rare = None
         drop("journal_rare")
         files.rewrite(files.name(GAME_FILE), data)
-        j.load()  # the journal's mirror of game.jnl
+        j._state = state  # the mirror of game.jnl, as load() would make it (no replay)
+        j.game_id = state.game_id
     files.fs.remove(files.name(KEEP_FILE))
 
 
