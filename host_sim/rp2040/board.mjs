@@ -16,7 +16,22 @@
 //   {"op":"buzzer"}                             [[t_ns, hz, duty_u16], ...] every change of the tone
 //   {"op":"scans","since_ns":T,"gap_ms":G}      matrix scans since T: count, gaps longer than G ms
 //   {"op":"pins"}                               levels and directions of the modelled pins
+//   {"op":"flash_save","path":F}                the flash as it is now (its first 2 MB, the Pico's
+//                                               flash: 343 KB MicroPython image, then littlefs) into F
+//   {"op":"cut","at_ns":T,"path":F}             a power cut at emulated time T (or "flash_call":K:
+//                                               just before the K-th boot-ROM erase/program call
+//                                               from now): the flash is saved into F at that moment,
+//                                               between two instructions; "halt":true stops the chip
+//                                               there, else it runs on (the caller kills the runner
+//                                               and starts a new one from F). Answers at once; every
+//                                               later answer carries "cut": {ns, calls} once it fired
+//   {"op":"flash_ops","since_ns":T}             the ROM erase/program calls after T: [[ns, "RE"|"RP",
+//                                               flash offset, bytes], ...] (the last 4096)
 // Every answer carries "ns" (the emulated time it was made at).
+//
+// Start options: --flash-image F loads a saved flash (flash_save / cut) instead of the stock
+// image: a power-on with the files the board had; --closed 1,2,... closes those reed switches
+// from the first instruction on (the pieces standing on the board at power-on).
 //
 // The model (config: rows, cols, pull, neopixel pin and count, buttons, buzzer pin, i2c bus+addr):
 // - reed matrix with a diode per switch (anode at the column, cathode at the row): a column
@@ -44,6 +59,8 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--tcp') opt.tcp = Number(argv[++i]);
   else if (a === '--control') opt.control = Number(argv[++i]);
   else if (a === '--config') opt.config = JSON.parse(argv[++i]);
+  else if (a === '--flash-image') opt.flashImage = argv[++i];
+  else if (a === '--closed') opt.closed = argv[++i].split(',').filter((x) => x !== '').map(Number);
   else if (a === '--quiet') opt.quiet = true;
   else throw new Error(`unknown argument ${a}`);
 }
@@ -63,7 +80,12 @@ const clock = sim.clock;
 mcu.logger = new ConsoleLogger(LogLevel.Error);
 const rom = fs.readFileSync(opt.bootrom);
 mcu.loadBootrom(new Uint32Array(rom.buffer, rom.byteOffset, rom.length / 4));
-mcu.flash.set(fs.readFileSync(opt.image), 0);
+mcu.flash.set(fs.readFileSync(opt.flashImage || opt.image), 0);
+const FLASH_BYTES = 2 * 1024 * 1024; // the Pico's W25Q16: what flash_save keeps
+function saveFlash(file) {
+  fs.writeFileSync(file + '.tmp', mcu.flash.subarray(0, FLASH_BYTES));
+  fs.renameSync(file + '.tmp', file);
+}
 
 // ---- the boot ROM's flash routines -------------------------------------------------------
 // rp2040js has no QSPI flash command model: do what the ROM's erase/program functions would do
@@ -75,10 +97,36 @@ const romTable = new Map();
 }
 const r = (n) => core.registers[n] >>> 0;
 const romCalls = new Map();
+// Each erase/program call is done at once, as one step: a power cut (the "cut" op) falls
+// between two calls, never inside one (a real chip can lose power in the middle of a page).
+const flashOps = []; // [ns, "RE"|"RP", offset, bytes]
+let flashCalls = 0; // erase + program calls so far
+const cut = { armed: false, atNs: Infinity, atCall: Infinity, path: null, halt: false, fired: null };
+let halted = false;
+function fireCut() {
+  saveFlash(cut.path);
+  cut.armed = false;
+  cut.fired = { ns: clock.nanos, calls: flashCalls, path: cut.path };
+  if (cut.halt) {
+    halted = true;
+    for (const w of timeWaiters.splice(0)) w.resolve();
+  }
+}
+function flashOp(kind, off, n) {
+  if (cut.armed && flashCalls + 1 >= cut.atCall) fireCut();
+  if (halted) return false;
+  flashCalls++;
+  flashOps.push([clock.nanos, kind, off, n]);
+  if (flashOps.length > 4096) flashOps.splice(0, 1024);
+  return true;
+}
 for (const code of ['IF', 'EX', 'FC', 'CX']) romCalls.set(romTable.get(code), () => {});
-romCalls.set(romTable.get('RE'), () => mcu.flash.fill(0xff, r(0), r(0) + r(1)));
+romCalls.set(romTable.get('RE'), () => {
+  if (flashOp('RE', r(0), r(1))) mcu.flash.fill(0xff, r(0), r(0) + r(1));
+});
 romCalls.set(romTable.get('RP'), () => {
   const dst = r(0), src = r(1), n = r(2);
+  if (!flashOp('RP', dst, n)) return;
   for (let i = 0; i < n; i++) mcu.flash[dst + i] &= mcu.readUint8(src + i);
 });
 
@@ -108,6 +156,7 @@ function feedSerial() {
 // ---- the reed matrix and the buttons ------------------------------------------------------
 const gpio = mcu.gpio;
 const closed = new Uint8Array(64); // phys = row * 8 + col
+for (const p of opt.closed || []) closed[p] = 1;
 const pressed = new Set(); // button pins held down
 const rowIndex = new Map(cfg.rows.map((p, i) => [p, i]));
 const drivenLow = (p) => gpio[p].value === GPIOPinState.Low;
@@ -233,17 +282,27 @@ if (cfg.i2c !== null && cfg.i2c !== undefined) {
 // ---- running -------------------------------------------------------------------------------
 const timeWaiters = []; // {ns, resolve}
 function slice200k() {
+  if (halted) return;
   for (let i = 0; i < 200000; i++) {
     if (core.waiting) {
-      const ns = clock.nanosToNextAlarm;
+      let ns = clock.nanosToNextAlarm;
+      if (cut.armed && clock.nanos + ns > cut.atNs) ns = Math.max(NS_PER_CYCLE, cut.atNs - clock.nanos);
       clock.tick(ns);
       i += ns / NS_PER_CYCLE;
     } else {
       clock.tick(core.executeInstruction() * NS_PER_CYCLE);
       if (core.PC < 0x4000) {
         const call = romCalls.get(core.PC);
-        if (call) { call(); core.PC = core.registers[14] & ~1; }
+        if (call) {
+          call();
+          if (halted) return; // the power went just before this erase/program call
+          core.PC = core.registers[14] & ~1;
+        }
       }
+    }
+    if (cut.armed && clock.nanos >= cut.atNs) {
+      fireCut();
+      if (halted) return;
     }
   }
   feedSerial();
@@ -291,10 +350,21 @@ async function handle(req) {
       updateButton(req.pin);
       return {};
     case 'run': {
+      if (halted) return { halted: true };
       const ns = clock.nanos + Math.round(req.ms * 1e6);
       await new Promise((resolve) => timeWaiters.push({ ns, resolve }));
       return {};
     }
+    case 'flash_save':
+      saveFlash(req.path);
+      return { bytes: FLASH_BYTES, calls: flashCalls };
+    case 'cut':
+      if (cut.armed || cut.fired) throw new Error('a cut is armed or done already');
+      Object.assign(cut, { armed: true, path: req.path, halt: !!req.halt,
+        atNs: req.at_ns ?? Infinity, atCall: req.flash_call ? flashCalls + req.flash_call : Infinity });
+      return { calls: flashCalls };
+    case 'flash_ops':
+      return { ops: flashOps.filter((o) => o[0] > (req.since_ns ?? -1)), calls: flashCalls };
     case 'frames': {
       latchIfIdle();
       const since = req.since_ns ?? 0;
@@ -346,6 +416,8 @@ net.createServer((s) => {
           reply = { error: String(e && e.message || e) };
         }
         reply.ns = clock.nanos;
+        if (cut.fired) reply.cut = cut.fired;
+        if (halted) reply.halted = true;
         s.write(JSON.stringify(reply) + '\n');
       });
     }

@@ -11,6 +11,10 @@
         b.game()                         # ["e2e4", ...]: the console's `moves`
         b.display_text()                 # the SSD1306's RAM read back with the firmware's font
         b.buzzer_tones()                 # [(ms, hz, duty_u16)] every change of the buzzer's PWM
+        image = b.power_cut()            # the power goes now: the flash kept in a file, runner gone
+        b.power_on(image)                # a new runner from that flash, the pieces where they were:
+                                         # main.py runs by itself, until its console answers
+        b.replay(SensorLog.load(path))   # a sensor log's events at the pins (replay_pins.py)
 
 The chip runs freely (as a real one); `run(ms)` returns once that much emulated time has
 passed. Touches and presses take effect at once at the pins; the firmware sees them only by
@@ -72,12 +76,21 @@ def colour_role(rgb):
     return "move"
 
 
+class CutFired(Exception):
+    """An armed power cut happened (PicoBoard.stop_at_cut): args[0] is its {"ns", "calls", "path"}."""
+
+
 class PinPico(EmulatedPico):
     """EmulatedPico on host_sim/rp2040/board.mjs: the same USB serial, plus the control port."""
 
-    def __init__(self, model, boot_timeout=60, log_path=None):
+    def __init__(self, model, boot_timeout=60, log_path=None, flash_image=None, closed=()):
+        """flash_image: a saved flash (flash_save, cut) instead of the stock image: main.py
+        then runs at power-on and start() does not wait for the REPL's prompt. closed: the
+        matrix positions of the reed switches closed from the first instruction on."""
         EmulatedPico.__init__(self, boot_timeout=boot_timeout, log_path=log_path)
         self.model = model
+        self.flash_image = flash_image
+        self.closed = list(closed)
         self.control_port = None
         self.ctl_sock = None
         self.ctl_buf = b""
@@ -92,6 +105,10 @@ class PinPico(EmulatedPico):
         self._log = open(self.log_path, "w")
         cmd = ["node", RUNNER, "--rp-dir", RP_DIR, "--tcp", str(self.port), "--control", str(self.control_port),
                "--config", json.dumps(self.model), "--quiet"]
+        if self.flash_image:
+            cmd += ["--flash-image", self.flash_image]
+        if self.closed:
+            cmd += ["--closed", ",".join(str(p) for p in self.closed)]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
         end = time.monotonic() + self.boot_timeout
@@ -108,6 +125,8 @@ class PinPico(EmulatedPico):
                     raise DeviceError("the runner did not listen: %s" % self._runner_log()) from None
                 time.sleep(0.1)
         self.ctl_sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.flash_image:
+            return self  # a saved flash: main.py runs (PicoBoard.power_on waits for its console)
         self.write(b"\r\n")
         self.read_until(b">>> ", timeout=self.boot_timeout)
         return self
@@ -169,6 +188,12 @@ class PicoBoard:
         self.board = chess.Board(fen) if fen else chess.Board()  # the host's picture of the game
         self.occupied = set()  # cells with a piece on them (what the switches say)
         self.last_ns = 0
+        self.display_on = display
+        self.cut = None  # {"ns", "calls", "path"} once an armed cut fired (arm_cut)
+        self.halted = False
+        self.stop_at_cut = False  # True: the first answer after an armed cut fired raises CutFired
+        self.touch_log = []  # [(ns, frozenset(occupied))] after every change of the switches
+        self.images = []  # flash images this board wrote (power_cut), removed by forget_images()
 
     # ---- process -----------------------------------------------------------------------------
     def start(self):
@@ -187,6 +212,12 @@ class PicoBoard:
     def ctl(self, op, **args):
         reply = self.pico.ctl(op, **args)
         self.last_ns = reply["ns"]
+        if "cut" in reply:
+            self.cut = reply["cut"]
+            if self.stop_at_cut:
+                self.stop_at_cut = False
+                raise CutFired(self.cut)
+        self.halted = bool(reply.get("halted"))
         return reply
 
     def flash(self, **kw):
@@ -199,6 +230,10 @@ class PicoBoard:
         self.arrange(self.board)
         self.pico.transcript = []
         self.pico.soft_reset(until=lambda line: True)
+        return self.wait_console(timeout)
+
+    def wait_console(self, timeout=240):
+        """Until main.py's console answers `status`; returns the lines read meanwhile."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self.pico.send_line("status")
@@ -212,6 +247,87 @@ class PicoBoard:
                 if " ply " in line:
                     return list(self.pico.transcript)
         raise DeviceError("the console did not answer: %s" % self.pico.transcript[-20:])
+
+    # ---- the flash, power cuts ---------------------------------------------------------------
+    def save_flash(self, path):
+        """The whole flash as it is now (MicroPython's image and the littlefs with the firmware's
+        files, journal included) into `path`; power_on(path) boots from it."""
+        self.ctl("flash_save", path=os.path.abspath(path))
+        return path
+
+    def _image_path(self):
+        path = os.path.join(CACHE, "flash-%d-%d.img" % (self.pico.port, len(self.images)))
+        self.images.append(path)
+        return path
+
+    def arm_cut(self, at_ns=None, flash_call=None, path=None, halt=False):
+        """A power cut at emulated time `at_ns`, or just before the `flash_call`-th boot-ROM
+        erase/program call from now: the runner saves the flash into `path` at that moment
+        (between two instructions). halt=False: the chip runs on, so the caller can still ask
+        what it did after (the cut's moment is in self.cut["ns"] once it fired, the pieces
+        then in occupied_at()); then power_on(path) as if the power had gone at that moment."""
+        path = os.path.abspath(path or self._image_path())
+        args = {"path": path, "halt": halt}
+        if at_ns is not None:
+            args["at_ns"] = int(at_ns)
+        if flash_call is not None:
+            args["flash_call"] = int(flash_call)
+        self.cut = None
+        self.ctl("cut", **args)
+        return path
+
+    def flash_ops(self, since_ns=0):
+        """[(ns, "RE" | "RP", flash offset, bytes)]: the boot ROM's erase/program calls after since_ns."""
+        return [tuple(o) for o in self.ctl("flash_ops", since_ns=since_ns)["ops"]]
+
+    def power_cut(self, path=None):
+        """The power goes now: the flash as it is at this instruction is kept in `path` (default:
+        a file in .cache/), the runner stops. Returns the path (for power_on)."""
+        path = self.arm_cut(at_ns=0, path=path, halt=True)
+        while self.cut is None:
+            self.ctl("time")
+        self.stop()
+        return path
+
+    def occupied_at(self, ns):
+        """The cells the pieces stood on at emulated time `ns` (from touch_log)."""
+        occ = None
+        for t, cells in self.touch_log:
+            if t > ns:
+                break
+            occ = cells
+        return set(occ) if occ is not None else set(self.occupied)
+
+    def power_on(self, image, occupied=None, timeout=240):
+        """Power on from a saved flash (`image`: save_flash, power_cut or arm_cut): a new runner
+        (the old one is stopped if still running), the switches closed under `occupied` (cells;
+        default: where the pieces stand now) from the first instruction on. main.py runs by
+        itself, as after a real power-on; returns the lines printed until its console answered.
+        Emulated time starts again at 0, like the chip's clock."""
+        if self.pico.proc is not None:
+            self.pico.stop()
+        if occupied is not None:
+            self.occupied = set(occupied)
+        self.touch_log = [(0, frozenset(self.occupied))]
+        model = self.pico.model
+        closed = sorted(self._sensor_phys[c] for c in self.occupied)
+        self.pico = PinPico(model, flash_image=os.path.abspath(image), closed=closed)
+        self.cut, self.halted, self.last_ns = None, False, 0
+        self.pico.start()
+        self.pico.transcript = []
+        return self.wait_console(timeout)
+
+    def forget_images(self):
+        for path in self.images:
+            if os.path.exists(path):
+                os.remove(path)
+        self.images = []
+
+    def replay(self, log, **kw):
+        """Perform a sensor log's events at the pins at their logged times (replay_pins.replay)."""
+        from host_sim.rp2040.replay_pins import replay
+
+        return replay(self, log, **kw)
 
     # ---- time ---------------------------------------------------------------------------------
     def now_ms(self):
@@ -230,7 +346,9 @@ class PicoBoard:
             self.occupied.add(cell)
         else:
             self.occupied.discard(cell)
-        return self.ctl("switch", phys=self._sensor_phys[cell], closed=closed)["ns"]
+        ns = self.ctl("switch", phys=self._sensor_phys[cell], closed=closed)["ns"]
+        self.touch_log.append((ns, frozenset(self.occupied)))
+        return ns
 
     def lift(self, sq):
         """Take the piece off `sq`: its reed switch opens. Returns the emulated ns it happened at."""
@@ -244,7 +362,8 @@ class PicoBoard:
         if isinstance(board, str):
             board = chess.Board(board)
         self.occupied = {sq for sq in chess.SQUARES if board.piece_at(sq)}
-        self.ctl("switches", closed=[self._sensor_phys[c] for c in sorted(self.occupied)])
+        ns = self.ctl("switches", closed=[self._sensor_phys[c] for c in sorted(self.occupied)])["ns"]
+        self.touch_log.append((ns, frozenset(self.occupied)))
 
     # ---- buttons --------------------------------------------------------------------------------
     def hold(self, name):
