@@ -253,7 +253,7 @@ class Online:
         self.clock_ms = 0  # when they came (ticks)
         self.shown_ms = 0
         self.now = 0
-        self.kept = None  # type: str | None  # the local game kept while online (_keep's text)
+        self.kept = None  # type: str | None  # the local game kept while online (online_keep.keep's text)
         self.resume_net = False  # resumed at boot, the board's own client to start again (poll)
 
     def out(self, line):
