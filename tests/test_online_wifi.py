@@ -464,6 +464,71 @@ def test_two_boards_a_bridge_and_the_firmwares_own_client_under_micropython(serv
         mp.close()
 
 
+def test_a_power_cut_under_micropython_and_the_client_reconnects_by_itself(server, tmp_path):
+    """The firmware under the MicroPython unix port with a journal directory plays a game with
+    its own client; the process is killed (the power goes) and started again on the same
+    directory: the client reconnects by itself, the opponent's move made meanwhile comes,
+    and the game goes on (nothing typed after the restart but the test's fed pieces)."""
+    g = server.create_game("bob", "alice", 300, 0)  # bob (this board) has White
+    mp = MpyBoard(tmp_path)
+    again = None
+    try:
+        def wait(board, cond, what, timeout=15.0):
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:
+                if cond():
+                    return
+                if board.proc.poll() is not None:
+                    break
+                time.sleep(0.01)
+            raise AssertionError("timed out %s: %s" % (what, board.out[-12:]))
+
+        def ask(board, line, match=lambda text: True):
+            mark = len(board.out)
+            board.send(line)
+            wait(board, lambda: any(match(t) for t in board.out[mark:]), line)
+            return [t for t in board.out[mark:] if match(t)][0]
+
+        wait(mp, lambda: "ready" in mp.out, "boot")
+        assert ask(mp, "feed") == "ok"
+        assert ask(mp, "online server " + server.url) == "ok"
+        assert ask(mp, "online token " + TOKEN_B).startswith("ok token stored")
+        assert ask(mp, "online net game " + g.id) == "ok"
+        wait(mp, lambda: ask(mp, "online status", lambda t: t.startswith("online ")).endswith("w ply 0 player"),
+             "the game")
+        for what, sq in (("lift", "e2"), ("place", "e4")):
+            ask(mp, "%s %s" % (what, sq), lambda t: t == "ok")
+            time.sleep(0.07)
+        wait(mp, lambda: g.moves == ["e2e4"], "e2e4 on the server")
+        mp.proc.kill()  # the power goes
+        mp.proc.wait()
+        assert "net" in open(os.path.join(str(tmp_path), "online.run")).read().split()
+        server.act("alice", g.id, "move", "e7e5")  # while the board is off
+        again = MpyBoard(tmp_path)
+        wait(again, lambda: "ready" in again.out, "boot again")
+        ask(again, "feed " + "%016x" % sum(1 << sq for sq in chess.Board(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").piece_map()), lambda t: t == "ok")
+        # the board booted before its pieces were fed (the board check), so the opponent's move may
+        # come lit or already set up with the LEDs: either way it is made on the board
+        wait(again, lambda: ask(again, "moves", lambda t: "e2e4" in t) == "e2e4 e7e5", "e7e5 from the server")
+        assert ask(again, "online status", lambda t: t.startswith("online ")).startswith("online %s w ply 2" % g.id)
+        assert not any(t.startswith("online net game") for t in again.out)  # nothing typed
+        for what, sq in (("lift", "e7"), ("place", "e5")):
+            ask(again, "%s %s" % (what, sq), lambda t: t == "ok")
+            time.sleep(0.07)
+        wait(again, lambda: ask(again, "status", lambda t: " ply " in t).startswith("player ply 2"), "e7e5 made")
+        for what, sq in (("lift", "g1"), ("place", "f3")):
+            ask(again, "%s %s" % (what, sq), lambda t: t == "ok")
+            time.sleep(0.07)
+        wait(again, lambda: g.moves == ["e2e4", "e7e5", "g1f3"], "g1f3 on the server")
+        assert ask(again, "moves", lambda t: "e2e4" in t).split() == g.moves
+        assert not any(TOKEN_B in t for t in mp.out + again.out)
+    finally:
+        mp.close()
+        if again is not None:
+            again.close()
+
+
 TLS_CLIENT = r"""
 import os, socket, time
 from firmware.controller.flashfile import FlashFiles
