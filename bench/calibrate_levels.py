@@ -1,0 +1,219 @@
+"""Calibrate the rated levels ("Elo 1000" .. "Elo 2000") against Stockfish's UCI_Elo at fixed nodes.
+
+    python bench/calibrate_levels.py plan                  # the matches of a calibration, as commands
+    python bench/calibrate_levels.py anchor 1000 1800      # N nodes a move, no noise, vs UCI_Elo 1800
+    python bench/calibrate_levels.py level 1200 1350       # rated level "Elo 1200" (over UCI) vs UCI_Elo 1350
+    python bench/calibrate_levels.py fit                   # fit MEASURED; budgets and noise per level
+
+Every match is bench/match_stockfish.py: our engine under the MicroPython unix port, Stockfish
+15.1 (Debian) with UCI_LimitStrength at 100 ms a move, the 50 openings each with both colours,
+`--games` games (default 40). Our side searches a fixed number of nodes, so the games do not
+depend on the host's speed or load (Stockfish's 100 ms do: the docs say what the machine was).
+
+Method (the figures are in docs/levels.md and docs/benchmarks.md):
+1. Anchors: fixed node budgets without noise (`go nodes N`) against a UCI_Elo near their
+   strength; each gives a rating UCI_Elo + d(score), d = -400 log10(1/p - 1), with a 95 %
+   interval from the standard error of the mean game result.
+2. Elo(nodes): straight lines in log2(nodes) between the anchors' ratings (the gain per
+   doubling falls as the search gets deeper, so one line through all of them would not do),
+   continued beyond the last anchor with the last segment's slope (an extrapolation, marked
+   as such). The weighted least-squares line a + b log2(nodes) is printed as a cross-check.
+   Each rated level from the lowest noise-free one up gets the budget where that curve reaches
+   its rating (rounded to 10 nodes; the table stores tens of nodes).
+3. Below that (Stockfish 15.1's UCI_Elo starts at 1350, so it cannot anchor a 1000): small
+   budgets (200 nodes always finish depth 1, 100 nodes nearly always) plus bounded
+   evaluation noise (at most 250 cp), each configuration measured directly against UCI_Elo
+   1350 (the `level` matches). A level below the 200-node anchor takes the measured
+   configuration whose rating is nearest its own. The line Elo(noise) at 200 nodes is
+   printed too: with 40 games a point, ±100-200 cp of noise was not told apart from none
+   (2026-11-23), so noise alone cannot reach 1000 within its bound.
+4. `level` plays a rated level exactly as a GUI gets it (UCI_LimitStrength true, UCI_Elo, a
+   time per move that the level ignores): a direct check of the table.
+
+MEASURED holds the results played so far (typed in from the match output); `fit` reads only
+it, so the table can be recomputed without playing, and a new match is one more line.
+"""
+import argparse
+import math
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from bench.match_stockfish import elo_from_score  # noqa: E402
+from firmware.engine import levels  # noqa: E402
+
+# (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
+# are what our side played with (a `level` match: that level's entry when it was played).
+# 2026-11-23, 2 shared cores x86_64, MicroPython unix 1.29.0-preview, Stockfish 15.1 (Debian),
+# engine at bench signature 47088 (docs/levels.md, docs/benchmarks.md "Strength at fixed nodes").
+MEASURED = [
+    (1000, 0, 1800, 10, 28, 62, "anchor (the baseline, 100 games)"),
+    (200, 0, 1350, 10, 4, 26, "anchor"),
+    (3000, 0, 1800, 18, 9, 13, "anchor"),
+    (200, 200, 1350, 6, 6, 28, "level 1000 as first set"),
+    (200, 100, 1350, 7, 2, 31, "level 1200 as first set"),
+]
+
+# The matches of a calibration: ("anchor", nodes, UCI_Elo) or ("level", rating, UCI_Elo).
+# In the order played on 2026-11-23; the first two `level` matches played the table as first
+# set (Elo 1000: 200 nodes, noise 200; Elo 1200: 200 nodes, noise 100), the last two the
+# calibrated one.
+PLAN = [
+    ("anchor", 1000, 1800, 100),
+    ("anchor", 200, 1350, 40),
+    ("anchor", 3000, 1800, 40),
+    ("level", 1000, 1350, 40),
+    ("level", 1200, 1350, 40),
+    ("anchor", 10000, 2000, 40),
+    ("level", 1000, 1350, 40),
+    ("level", 1500, 1500, 40),
+]
+NOISY_NODES = 200
+
+
+def rating(sf_elo, wins, draws, losses):
+    """(rating, low, high): UCI_Elo + the Elo difference of the score, 95 % interval."""
+    results = [1.0] * wins + [0.5] * draws + [0.0] * losses
+    n = len(results)
+    mean = sum(results) / n
+    var = sum((r - mean) ** 2 for r in results) / max(1, n - 1)
+    se = math.sqrt(var / n)
+    return (sf_elo + elo_from_score(mean), sf_elo + elo_from_score(mean - 1.96 * se),
+            sf_elo + elo_from_score(mean + 1.96 * se))
+
+
+def fit_nodes(points):
+    """Weighted least squares Elo = a + b log2(nodes) over (nodes, elo, lo, hi)."""
+    sw = sx = sy = sxx = sxy = 0.0
+    for nodes, elo, lo, hi in points:
+        w = 1.0 / max(1.0, (hi - lo) / 2) ** 2
+        x = math.log2(nodes)
+        sw += w
+        sx += w * x
+        sy += w * elo
+        sxx += w * x * x
+        sxy += w * x * elo
+    b = (sw * sxy - sx * sy) / (sw * sxx - sx * sx)
+    a = (sy - b * sx) / sw
+    return a, b
+
+
+def command(kind, value, sf_elo, games):
+    args = [sys.executable, os.path.join("bench", "match_stockfish.py"), "--elo", str(sf_elo),
+            "--movetime-ms", "100", "--games", str(games), "--openings", "50"]
+    args += ["--nodes", str(value)] if kind == "anchor" else ["--our-elo", str(value)]
+    return args
+
+
+def play(kind, value, sf_elo, games):
+    from bench import match_stockfish
+
+    if kind == "level":
+        entry = levels.level(levels.rated_level(value))
+        print("level %s: %d nodes, noise %d cp" % (entry.name, entry.value, entry.noise_cp))
+    results = match_stockfish.main(command(kind, value, sf_elo, games)[2:])
+    w, d, l = results.count(1.0), results.count(0.5), results.count(0.0)
+    if kind == "level":
+        print("MEASURED line: (%d, %d, %d, %d, %d, %d, \"level %d\")," % (
+            entry.value, entry.noise_cp, sf_elo, w, d, l, value))
+    else:
+        print("MEASURED line: (%d, 0, %d, %d, %d, %d, \"anchor\")," % (value, sf_elo, w, d, l))
+
+
+def fit(measured=MEASURED):
+    anchors = []
+    noisy = []
+    configs = []  # (rating, nodes, noise) of every measured configuration up to 200 nodes
+    print("measured (95 % interval):")
+    for nodes, noise, sf_elo, w, d, l, what in measured:
+        elo, lo, hi = rating(sf_elo, w, d, l)
+        print("  %6d nodes noise %3d vs %d: %5.1f/%d -> %4.0f (%4.0f .. %4.0f)  %s" % (
+            nodes, noise, sf_elo, w + d / 2, w + d + l, elo, lo, hi, what))
+        if noise == 0:
+            anchors.append((nodes, elo, lo, hi))
+        if nodes == NOISY_NODES:
+            noisy.append((noise, elo))
+        if nodes <= NOISY_NODES and noise <= 250:
+            configs.append((elo, nodes, noise))
+    if len({p[0] for p in anchors}) < 2:
+        print("fit needs noise-free anchors at two node counts at least")
+        return None
+    a, b = fit_nodes(anchors)
+    print("cross-check, one weighted line: Elo(nodes) = %.0f + %.1f log2(nodes)" % (a, b))
+    curve = sorted((math.log2(n), elo) for n, elo, _, _ in anchors)
+    print("curve through the anchors: " + ", ".join("%d nodes %.0f" % (round(2 ** x), e) for x, e in curve))
+    if any(e2 <= e1 for (_, e1), (_, e2) in zip(curve, curve[1:])):
+        print("anchors not increasing with nodes: the table uses the weighted line instead")
+        curve = [(0.0, a), (1.0, a + b)]
+    for (x1, e1), (x2, e2) in zip(curve, curve[1:]):
+        print("  %d..%d nodes: %.0f Elo per doubling" % (round(2 ** x1), round(2 ** x2), (e2 - e1) / (x2 - x1)))
+
+    def elo_at(nodes):
+        x = math.log2(nodes)
+        k = 0
+        while k < len(curve) - 2 and x > curve[k + 1][0]:
+            k += 1
+        (x1, e1), (x2, e2) = curve[k], curve[k + 1]
+        return e1 + (e2 - e1) * (x - x1) / (x2 - x1)
+
+    def nodes_for(target):
+        k = 0
+        while k < len(curve) - 2 and target > curve[k + 1][1]:
+            k += 1
+        (x1, e1), (x2, e2) = curve[k], curve[k + 1]
+        return 2 ** (x1 + (target - e1) * (x2 - x1) / (e2 - e1))
+
+    base = elo_at(NOISY_NODES)
+    top = max(n for n, _, _, _ in anchors)
+    line = None
+    if len(noisy) >= 2:
+        # least squares Elo = base0 + s * noise through the 200-node points
+        n = len(noisy)
+        mx = sum(p[0] for p in noisy) / n
+        my = sum(p[1] for p in noisy) / n
+        sxx = sum((p[0] - mx) ** 2 for p in noisy)
+        s = sum((p[0] - mx) * (p[1] - my) for p in noisy) / sxx if sxx else 0.0
+        line = (my - s * mx, s)
+        print("noise at %d nodes: Elo = %.0f %+.2f x noise_cp" % (NOISY_NODES, line[0], line[1]))
+    print("suggested table (level, nodes, noise, Elo the fit gives):")
+    out = []
+    for k in range(levels.RATED_MAX // levels.RATED_STEP - levels.RATED_MIN // levels.RATED_STEP + 1):
+        target = levels.RATED_MIN + k * levels.RATED_STEP
+        if target >= base or not configs:
+            nodes = max(NOISY_NODES, int(round(nodes_for(target) / 10.0)) * 10)
+            noise = 0
+            est = elo_at(nodes)
+        else:  # the measured small-budget configuration nearest the rating (the weaker on a tie)
+            est, nodes, noise = min(configs, key=lambda c: (abs(c[0] - target), c[0]))
+        entry = levels.LEVELS[levels.RATED_FIRST + k]
+        out.append((target, nodes, noise, est))
+        print("  Elo %d: %6d nodes, noise %3d -> %4.0f%s   (levels.py now: %d nodes, noise %d)" % (
+            target, nodes, noise, est, " extrapolated" if nodes > top else "", entry.value, entry.noise_cp))
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    sub.add_parser("plan", help="print the matches of a calibration")
+    sub.add_parser("fit", help="fit MEASURED and print the table")
+    for name in ("anchor", "level"):
+        p = sub.add_parser(name)
+        p.add_argument("value", type=int, help="nodes a move (anchor) or the level's rating (level)")
+        p.add_argument("sf_elo", type=int, help="Stockfish's UCI_Elo (1350..2850)")
+        p.add_argument("--games", type=int, default=40)
+    args = parser.parse_args(argv)
+    if args.what == "plan":
+        for kind, value, sf_elo, games in PLAN:
+            print("nice -n 15 .venv/bin/python bench/calibrate_levels.py %s %d %d --games %d" % (
+                kind, value, sf_elo, games))
+    elif args.what == "fit":
+        fit()
+    else:
+        play(args.what, args.value, args.sf_elo, args.games)
+
+
+if __name__ == "__main__":
+    main()
