@@ -14,19 +14,23 @@ Method (the figures are in docs/levels.md and docs/benchmarks.md):
 1. Anchors: fixed node budgets without noise (`go nodes N`) against a UCI_Elo near their
    strength; each gives a rating UCI_Elo + d(score), d = -400 log10(1/p - 1), with a 95 %
    interval from the standard error of the mean game result.
-2. Elo(nodes): straight lines in log2(nodes) between the anchors' ratings (the gain per
-   doubling falls as the search gets deeper, so one line through all of them would not do),
-   continued beyond the last anchor with the last segment's slope (an extrapolation, marked
-   as such). The weighted least-squares line a + b log2(nodes) is printed as a cross-check.
+2. Elo(nodes), in log2(nodes): up to 1,000 nodes (KNEE) straight lines between the anchors'
+   ratings (the gain per doubling falls as the search gets deeper, so one line through all
+   of them would not do); from 1,000 nodes up a line through the 1,000-node anchor with its
+   slope fitted, weighted by 1 / (interval half-width)^2, to the anchors above it. Budgets
+   beyond the last anchor are extrapolations, marked as such. The weighted least-squares
+   line a + b log2(nodes) through every anchor is printed as a cross-check.
    Each rated level from the lowest noise-free one up gets the budget where that curve reaches
    its rating (rounded to 10 nodes; the table stores tens of nodes).
 3. Below that (Stockfish 15.1's UCI_Elo starts at 1350, so it cannot anchor a 1000): small
    budgets (200 nodes always finish depth 1, 100 nodes nearly always) plus bounded
-   evaluation noise (at most 250 cp), each configuration measured directly against UCI_Elo
-   1350 (the `level` matches). A level below the 200-node anchor takes the measured
-   configuration whose rating is nearest its own. The line Elo(noise) at 200 nodes is
-   printed too: with 40 games a point, ±100-200 cp of noise was not told apart from none
-   (2026-11-23), so noise alone cannot reach 1000 within its bound.
+   evaluation noise of ±200 cp (NOISE_CP), each configuration measured directly against
+   UCI_Elo 1350 (the `level` matches). A level below the 200-node anchor is interpolated in
+   log2(nodes) between the measured noisy configurations (or takes the nearer of the
+   strongest of them and the 200-node anchor). The line Elo(noise) at 200 nodes is printed
+   too: with 40 games a point, ±100-200 cp of noise were not told apart from none
+   (2026-11-23), so noise alone cannot reach 1000 within a bound that keeps hanging queens
+   taken; fewer nodes do it.
 4. `level` plays a rated level exactly as a GUI gets it (UCI_LimitStrength true, UCI_Elo, a
    time per move that the level ignores): a direct check of the table.
 
@@ -54,6 +58,8 @@ MEASURED = [
     (3000, 0, 1800, 18, 9, 13, "anchor"),
     (200, 200, 1350, 6, 6, 28, "level 1000 as first set"),
     (200, 100, 1350, 7, 2, 31, "level 1200 as first set"),
+    (10000, 0, 2000, 5, 12, 23, "anchor"),
+    (100, 200, 1350, 2, 1, 37, "level 1000 (100 nodes, noise 200)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo) or ("level", rating, UCI_Elo).
@@ -71,6 +77,9 @@ PLAN = [
     ("level", 1500, 1500, 40),
 ]
 NOISY_NODES = 200
+NOISE_CP = 200  # the noise of the noisy levels (the fun levels go to 300)
+MIN_NODES = 100  # fewer: depth 1 often unfinished
+KNEE = 1000  # the baseline's budget: its anchor (100 games) is the most precise
 
 
 def rating(sf_elo, wins, draws, losses):
@@ -142,12 +151,24 @@ def fit(measured=MEASURED):
         return None
     a, b = fit_nodes(anchors)
     print("cross-check, one weighted line: Elo(nodes) = %.0f + %.1f log2(nodes)" % (a, b))
-    curve = sorted((math.log2(n), elo) for n, elo, _, _ in anchors)
-    print("curve through the anchors: " + ", ".join("%d nodes %.0f" % (round(2 ** x), e) for x, e in curve))
-    if any(e2 <= e1 for (_, e1), (_, e2) in zip(curve, curve[1:])):
-        print("anchors not increasing with nodes: the table uses the weighted line instead")
-        curve = [(0.0, a), (1.0, a + b)]
-    for (x1, e1), (x2, e2) in zip(curve, curve[1:]):
+    # Up to KNEE nodes: straight lines (in log2 nodes) between the anchors. From KNEE up: a line
+    # through the KNEE anchor whose slope is fitted (weighted) to the anchors above it: with
+    # 40 games each they are too uncertain to join one by one (on 2026-11-23 the 10,000-node
+    # anchor came out 12 Elo below the 3,000-node one, both ±100).
+    low = sorted((math.log2(n), elo) for n, elo, _, _ in anchors if n <= KNEE)
+    high = [(math.log2(n), elo, (hi - lo) / 2) for n, elo, lo, hi in anchors if n > KNEE]
+    if not low or low[-1][0] != math.log2(KNEE) or not high:
+        print("fit needs an anchor at %d nodes and one above it" % KNEE)
+        return None
+    x0, e0 = low[-1]
+    num = sum((x - x0) * (e - e0) / h ** 2 for x, e, h in high)
+    den = sum((x - x0) ** 2 / h ** 2 for x, e, h in high)
+    slope = num / den
+    curve = low + [(x0 + 10.0, e0 + 10.0 * slope)]
+    print("curve: " + ", ".join("%d nodes %.0f" % (round(2 ** x), e) for x, e in low) +
+          ", then %.0f Elo per doubling (fitted to %s nodes)" % (
+              slope, " and ".join("%d" % round(2 ** x) for x, _, _ in high)))
+    for (x1, e1), (x2, e2) in zip(low, low[1:]):
         print("  %d..%d nodes: %.0f Elo per doubling" % (round(2 ** x1), round(2 ** x2), (e2 - e1) / (x2 - x1)))
 
     def elo_at(nodes):
@@ -177,16 +198,26 @@ def fit(measured=MEASURED):
         s = sum((p[0] - mx) * (p[1] - my) for p in noisy) / sxx if sxx else 0.0
         line = (my - s * mx, s)
         print("noise at %d nodes: Elo = %.0f %+.2f x noise_cp" % (NOISY_NODES, line[0], line[1]))
+    weak = sorted((n, z, e) for e, n, z in configs if z == NOISE_CP)  # by nodes
     print("suggested table (level, nodes, noise, Elo the fit gives):")
     out = []
     for k in range(levels.RATED_MAX // levels.RATED_STEP - levels.RATED_MIN // levels.RATED_STEP + 1):
         target = levels.RATED_MIN + k * levels.RATED_STEP
-        if target >= base or not configs:
+        if target >= base or len(weak) < 2:
             nodes = max(NOISY_NODES, int(round(nodes_for(target) / 10.0)) * 10)
             noise = 0
             est = elo_at(nodes)
-        else:  # the measured small-budget configuration nearest the rating (the weaker on a tie)
-            est, nodes, noise = min(configs, key=lambda c: (abs(c[0] - target), c[0]))
+        elif target >= weak[-1][2]:  # between the strongest noisy one and the 200-node anchor
+            nodes, noise, est = min([weak[-1], (NOISY_NODES, 0, base)], key=lambda c: abs(c[2] - target))
+        else:  # along the measured noisy configurations, in log2(nodes) (never below MIN_NODES)
+            j = 0
+            while j < len(weak) - 2 and target > weak[j + 1][2]:
+                j += 1
+            (n1, _, e1), (n2, _, e2) = weak[j], weak[j + 1]
+            x = math.log2(n1) + (target - e1) * (math.log2(n2) - math.log2(n1)) / (e2 - e1)
+            nodes = max(MIN_NODES, int(round(2 ** x / 10.0)) * 10)
+            noise = NOISE_CP
+            est = e1 + (e2 - e1) * (math.log2(nodes) - math.log2(n1)) / (math.log2(n2) - math.log2(n1))
         entry = levels.LEVELS[levels.RATED_FIRST + k]
         out.append((target, nodes, noise, est))
         print("  Elo %d: %6d nodes, noise %3d -> %4.0f%s   (levels.py now: %d nodes, noise %d)" % (

@@ -48,7 +48,7 @@ def test_rated_levels_weaken_by_nodes_and_bounded_noise():
     budgets = [e.value for e in entries]
     noises = [e.noise_cp for e in entries]
     assert all(e.kind == levels.NODES for e in entries)
-    assert budgets == sorted(budgets) and budgets[0] >= 100  # depth 1 nearly always finishes
+    assert budgets == sorted(budgets) and budgets[0] >= 100  # depth 1 (nearly) always finishes
     assert noises == sorted(noises, reverse=True) and noises[0] > 0
     for e in entries:
         assert 0 <= e.noise_cp <= 250  # below a minor piece

@@ -97,23 +97,23 @@ _FIXED = const(26)  # levels in _TABLE; the rated levels follow them
 # The rated levels "Elo 1000", "Elo 1100", ... "Elo 2000", after the others so that a level
 # index saved in the settings or the statistics keeps its meaning. Their names are made from
 # the index; per level 3 bytes: the node budget in tens of nodes (2 bytes, high first) and
-# the evaluation noise in cp (0 from Elo 1400 up: no noise where blunders would show).
+# the evaluation noise in cp (only below Elo 1200: no noise where blunders would show).
 # Calibration: docs/levels.md (measured and interpolated figures), bench/calibrate_levels.py.
 RATED_MIN = const(1000)
 RATED_STEP = const(100)
 _RATED_COUNT = const(11)
 RATED_MAX = const(2000)  # RATED_MIN + (_RATED_COUNT - 1) * RATED_STEP
-_RATED = (b"\x00\x14\xc8"  # Elo 1000: 200 nodes, noise 200
-          b"\x00\x14\x96"  # Elo 1100: 200, 150
-          b"\x00\x14\x64"  # Elo 1200: 200, 100
-          b"\x00\x14\x32"  # Elo 1300: 200, 50
-          b"\x00\x1e\x00"  # Elo 1400: 300 nodes
-          b"\x00\x32\x00"  # Elo 1500: 500
-          b"\x00\x50\x00"  # Elo 1600: 800
-          b"\x00\xc8\x00"  # Elo 1700: 2000
-          b"\x01\xf4\x00"  # Elo 1800: 5000
-          b"\x04\xe2\x00"  # Elo 1900: 12500
-          b"\x0c\x35\x00")  # Elo 2000: 31250
+_RATED = (b"\x00\x0e\xc8"  # Elo 1000: 140 nodes, noise 200
+          b"\x00\x12\xc8"  # Elo 1100: 180 nodes, noise 200
+          b"\x00\x14\x00"  # Elo 1200: 200 nodes
+          b"\x00\x1e\x00"  # Elo 1300: 300 nodes
+          b"\x00\x2c\x00"  # Elo 1400: 440 nodes
+          b"\x00\x43\x00"  # Elo 1500: 670 nodes
+          b"\x00\x64\x00"  # Elo 1600: 1000 nodes
+          b"\x00\xe1\x00"  # Elo 1700: 2250 nodes
+          b"\x01\xf8\x00"  # Elo 1800: 5040 nodes
+          b"\x04\x6b\x00"  # Elo 1900: 11310 nodes
+          b"\x09\xea\x00")  # Elo 2000: 25380 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
