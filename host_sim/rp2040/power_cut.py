@@ -27,7 +27,6 @@ pieces disagree with the resumed game (fast blink: take away, steady: put a piec
 game goes on after the hand fixed them.
 """
 import argparse
-import os
 import random
 import sys
 import time
@@ -139,10 +138,10 @@ class PowerGame:
         if not writes:
             ok = ok and resumed == after
         out = {
-            "mode": mode, "what": what, "cut_ms": cut_ns / 1e6, "phase": doing[-1][1] if doing else "-", "firmware_after": phase2,
-            "touches": touched, "reported_before": len(before), "counted_after": len(after),
+            "mode": mode, "what": what, "cut_ms": cut_ns / 1e6, "phase": doing[-1][1] if doing else "-",
+            "firmware_after": phase2, "touches": touched, "reported_before": len(before), "counted_after": len(after),
             "writes_after": len(writes), "resumed": len(resumed), "ok": ok, "resumed_record": resumed,
-            "lost": [m for m in after[len(resumed):]] if not ok else [],
+            "lost": list(after[len(resumed):]) if not ok else [],
             "unwritten": after[len(resumed):] if ok else [], "boot_s": boot_s, "boot_ms": boot_ms,
         }
         # the host's picture: the resumed game; the pieces where the hand left them
