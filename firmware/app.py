@@ -357,6 +357,4 @@ def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     boot = None
     features.drop("boot")
     gc.collect()
-    if hasattr(gc, "threshold"):
-        gc.threshold(GC_THRESHOLD_BYTES)  # the game's (boot.build collects less often)
     app.run(booted=True)

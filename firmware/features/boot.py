@@ -4,15 +4,9 @@ journal (boot_app). Nothing here stays on the heap while the game runs.
 """
 from firmware.compat import const, ticks_diff
 from firmware.compat import ticks_ms as _ticks_ms
-from firmware.app import App, StdinReader, make_searcher
+from firmware.app import GC_THRESHOLD_BYTES, App, StdinReader, make_searcher
 
 _MIN_POLL_NODES = const(1)  # app's
-# While building, collect after every 8 KB allocated instead of the game's 2 KB (app.main sets
-# that back once booted): importing the controller's modules allocates a lot of short-lived
-# objects, and on the emulated stock Pico each collection of the growing heap takes up to
-# ~25 ms: building took 10.4 s at 2 KB, 3.9 s at 8 KB (the largest free block after boot
-# 23.2 KB instead of 25.1 KB; 16 KB: 2.7 s, 19.6 KB).
-_BUILD_GC_THRESHOLD_BYTES = const(8192)
 _UNEXPLAINED_MS = const(3000)
 _DEFAULT_GAME_PLIES = const(600)  # game.DEFAULT_GAME_PLIES
 
@@ -151,7 +145,7 @@ def build(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     import gc
 
     if hasattr(gc, "threshold"):
-        gc.threshold(_BUILD_GC_THRESHOLD_BYTES)
+        gc.threshold(GC_THRESHOLD_BYTES)
     cfg = board_module.CONFIG
     gc.collect()
     searcher = make_searcher(cfg, stack_bytes=_board_stack_bytes(cfg))
