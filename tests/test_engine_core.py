@@ -228,7 +228,7 @@ def test_parse_san_variants():
 
 
 def test_legal_moves_from_is_each_square_of_python_chess():
-    """A lifted piece's targets (rules.legal_moves_from): for every square of 60 random
+    """A lifted piece's targets (rules.legal_moves with a square): for every square of 60 random
     positions, exactly python-chess's legal moves from that square, promotions included."""
     from tests.randomgames import random_positions
 
@@ -236,6 +236,6 @@ def test_legal_moves_from_is_each_square_of_python_chess():
         pos = Position(board.fen())
         for square in chess.SQUARES:
             sq = (square >> 3) * 16 + (square & 7)
-            ours = sorted(uci(m) for m in rules.legal_moves_from(pos, sq))
+            ours = sorted(uci(m) for m in rules.legal_moves(pos, sq))
             theirs = sorted(m.uci() for m in board.legal_moves if m.from_square == square)
             assert ours == theirs, (board.fen(), chess.square_name(square))

@@ -284,7 +284,7 @@ class Controller:
         piece = pos.board[sq]
         if not piece or piece & 8 != pos.stm:
             return
-        self.targets = tuple(to_sq64((m >> 7) & 127) for m in rules.legal_moves_from(pos, sq))
+        self.targets = tuple(to_sq64((m >> 7) & 127) for m in rules.legal_moves(pos, sq))
         self.dirty = True
 
     def _show_errors(self, clear_cells, fill_cells):

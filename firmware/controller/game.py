@@ -84,7 +84,7 @@ class Game:
     def is_legal(self, move):
         if not move:
             return False
-        for m in rules.legal_moves_from(self.position, move & 127):
+        for m in rules.legal_moves(self.position, move & 127):
             if m == move:
                 return True
         return False

@@ -6,7 +6,7 @@ AmbiguousMoveError for a SAN that fits several legal moves. All derive from Valu
 These allocate and are meant for protocol, display and PGN, not for the search loop.
 """
 from firmware.engine.constants import FILE_NAMES, RANK_NAMES, parse_square, square_name
-from firmware.engine.rules import IllegalMoveError, has_legal_move, legal_moves, legal_moves_from, legal_moves_onto
+from firmware.engine.rules import IllegalMoveError, has_legal_move, legal_moves
 
 _PROMO_LETTERS = "..nbrq"  # index by kind
 _SAN_PIECES = "..NBRQK"
@@ -45,7 +45,7 @@ def parse_uci(position, text):
         promo = _PROMO_LETTERS.find(text[4])
         if promo < 2:
             raise MoveSyntaxError("bad promotion piece in %r (use n, b, r or q)" % (text,))
-    for move in legal_moves_from(position, fr):
+    for move in legal_moves(position, fr):
         if (move >> 7) & 127 == to and (move >> 14) & 7 == promo:
             return move
     raise IllegalMoveError("illegal move %s in this position" % text)
@@ -70,7 +70,7 @@ def san(position, move):
         else:
             text = _SAN_PIECES[kind]
             # Disambiguate by file, then rank, then both (FIDE order).
-            rivals = [m for m in legal_moves_onto(position, to, piece) if m & 127 != fr]
+            rivals = [m for m in legal_moves(position, -1, to, piece) if m & 127 != fr]
             if rivals:
                 same_file = any((m & 127) & 7 == fr & 7 for m in rivals)
                 same_rank = any((m & 127) >> 4 == fr >> 4 for m in rivals)
