@@ -509,9 +509,10 @@ def _status(b):
     return phase, int(ply), result
 
 
-def play(b, move, order="natural", hand_ms=HAND_MS, timeout=120):
+def play(b, move, order="natural", hand_ms=HAND_MS, timeout=120, choose=True):
     """Make `move` (UCI or chess.Move) on PicoBoard `b` by hand, a promotion chosen with
-    *level* presses and confirmed with *ok*; returns once the firmware counted it."""
+    *level* presses and confirmed with *ok* (choose=False: the computer's own promotion, shown
+    on its LEDs, needs no choice); returns once the firmware counted it."""
     if isinstance(move, str):
         move = chess.Move.from_uci(move)
     if move not in b.board.legal_moves:
@@ -521,7 +522,7 @@ def play(b, move, order="natural", hand_ms=HAND_MS, timeout=120):
         if i:
             b.run(hand_ms)
         getattr(b, action)(sq)
-    if move.promotion:
+    if move.promotion and choose:
         wait_status(b, lambda s: s[0] == "promote", timeout)
         for _ in range(PROMOTION_STEPS[move.promotion]):
             b.press("level")

@@ -91,7 +91,10 @@ class PowerGame:
             self._note("the computer thinks")
             move = wait_computer(b)
             self._note("the hand executes the computer's %s" % move.uci())
-            play(b, move)
+            play(b, move, choose=False)
+            if move.promotion:  # the LEDs do not say which piece: the record does
+                b.board.pop()
+                b.board.push_uci(b.game()[-1])
         self.confirm()
 
     # ---- a cut --------------------------------------------------------------------------------
