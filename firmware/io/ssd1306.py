@@ -134,6 +134,10 @@ class Ssd1306:
                 raise DisplayError("display lines must be strings, got %r" % (line,))
         self.text = lines
         drawn = self._drawn
+        fb = self._buf
+        fb[0] = 0x40  # control byte: data follows
+        window = self._window
+        width = _WIDTH // (_CHAR_W * scale)
         for page in range(_PAGES):
             if self.fault is not None:
                 return
@@ -141,34 +145,26 @@ class Ssd1306:
             line = lines[row] if row < len(lines) else ""
             if drawn[page] == line and self._drawn_scale[page] == scale:
                 continue
-            self._draw_page(page, line, scale)
             drawn[page] = line
             self._drawn_scale[page] = scale
-
-    def _draw_page(self, page, line, scale):
-        """Draw `line` into one page (8 pixel rows) and send it (its window, then 128 bytes)."""
-        window = self._window
-        window[4] = page
-        for c in window:
-            self.command(c)
-        fb = self._buf
-        fb[0] = 0x40  # control byte: data follows
-        fb[1:] = _BLANK
-        width = _WIDTH // (_CHAR_W * scale)
-        shift = 4 * (page & 1)  # scale 2: the top page of a row shows the low nibble, then high
-        for col in range(min(len(line), width)):
-            off = ord(line[col])
-            off = (off - 32 if 32 <= off <= 126 else 31) * 5  # '?' without a glyph
-            x = 1 + col * _CHAR_W * scale
-            for i in range(5):
-                bits = FONT5X7[off + i]
-                if scale == 1:
-                    fb[x + i] = bits
-                else:
-                    bits = (bits >> shift) & 15
-                    wide = 0
-                    for k in range(4):  # each bit doubled
-                        if bits & (1 << k):
-                            wide |= 3 << (2 * k)
-                    fb[x + 2 * i] = fb[x + 2 * i + 1] = wide
-        self._send(fb)
+            window[4] = page  # this page only, then its 128 columns
+            for c in window:
+                self.command(c)
+            fb[1:] = _BLANK
+            shift = 4 * (page & 1)  # scale 2: the top page of a row shows the low nibble, then high
+            for col in range(min(len(line), width)):
+                off = ord(line[col])
+                off = (off - 32 if 32 <= off <= 126 else 31) * 5  # '?' without a glyph
+                x = 1 + col * _CHAR_W * scale
+                for i in range(5):
+                    bits = FONT5X7[off + i]
+                    if scale == 1:
+                        fb[x + i] = bits
+                    else:
+                        bits = (bits >> shift) & 15
+                        wide = 0
+                        for k in range(4):  # each bit doubled
+                            if bits & (1 << k):
+                                wide |= 3 << (2 * k)
+                        fb[x + 2 * i] = fb[x + 2 * i + 1] = wide
+            self._send(fb)
