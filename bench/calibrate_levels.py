@@ -48,6 +48,7 @@ sys.path.insert(0, ROOT)
 
 from bench.match_stockfish import elo_from_score  # noqa: E402
 from firmware.engine import levels  # noqa: E402
+from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
@@ -122,7 +123,7 @@ def play(kind, value, sf_elo, games):
     from bench import match_stockfish
 
     if kind == "level":
-        entry = levels.level(levels.rated_level(value))
+        entry = levels.level(rated_level(value))
         print("level %s: %d nodes, noise %d cp" % (entry.name, entry.value, entry.noise_cp))
     results = match_stockfish.main(command(kind, value, sf_elo, games)[2:])
     w, d, l = results.count(1.0), results.count(0.5), results.count(0.0)
@@ -205,8 +206,7 @@ def fit(measured=MEASURED):
     weak = sorted((n, z, e) for e, n, z in configs if z == NOISE_CP)  # by nodes
     print("suggested table (level, nodes, noise, Elo the fit gives):")
     out = []
-    for k in range(levels.RATED_MAX // levels.RATED_STEP - levels.RATED_MIN // levels.RATED_STEP + 1):
-        target = levels.RATED_MIN + k * levels.RATED_STEP
+    for target in range(1000, 2001, 100):
         if target >= base or len(weak) < 2:
             nodes = max(NOISY_NODES, int(round(nodes_for(target) / 10.0)) * 10)
             noise = 0
@@ -222,7 +222,7 @@ def fit(measured=MEASURED):
             nodes = max(MIN_NODES, int(round(2 ** x / 10.0)) * 10)
             noise = NOISE_CP
             est = e1 + (e2 - e1) * (math.log2(nodes) - math.log2(n1)) / (math.log2(n2) - math.log2(n1))
-        entry = levels.LEVELS[levels.RATED_FIRST + k]
+        entry = levels.LEVELS[rated_level(target)]
         out.append((target, nodes, noise, est))
         print("  Elo %d: %6d nodes, noise %3d -> %4.0f%s   (levels.py now: %d nodes, noise %d)" % (
             target, nodes, noise, est, " extrapolated" if nodes > top else "", entry.value, entry.noise_cp))

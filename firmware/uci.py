@@ -20,7 +20,7 @@ size that cannot be allocated answers `info string error` and keeps the table th
 OwnBook (plays from firmware/data/book.bin before searching, via firmware.engine.book),
 Ponder (accepted; the GUI decides when to ponder), UCI_LimitStrength and UCI_Elo (with
 UCI_LimitStrength true, every `go` but `go infinite`, `go mate` and `go perft` plays at the
-rated level nearest UCI_Elo, firmware.engine.levels.rated_level: that level's node budget,
+rated level nearest UCI_Elo (rated_level below): that level's node budget,
 whatever time control the GUI sends, and its evaluation noise; `ponder` still waits for
 `ponderhit`).
 
@@ -68,10 +68,12 @@ _HEADROOM = const(24576)
 _MIN_DEFAULT_ENTRIES = const(256)
 # Heap kept in one block while the search modules load on a small heap (see _import_search).
 _RESERVE = const(24576)
-# UCI_Elo: the rated levels' range (levels.RATED_MIN/RATED_MAX, kept equal by a test; the
-# levels module is imported only by a strength-limited search, not for `uci` on a small heap).
+# UCI_Elo: the rated levels' range and step (levels "Elo 1000" .. "Elo 2000", kept equal by a
+# test; the levels module is imported only by a strength-limited search, not for `uci` on a
+# small heap).
 _ELO_MIN = const(1000)
 _ELO_MAX = const(2000)
+_ELO_STEP = const(100)
 _ELO_DEFAULT = const(1500)
 _GO_INT_ARGS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
 
@@ -405,7 +407,7 @@ class UciSession:
         noise = 0
         if self.limit_strength and not limits.infinite and not limits.mate:
             levels = _levels()
-            entry = levels.level(levels.rated_level(self.uci_elo))
+            entry = levels.level(rated_level(self.uci_elo))
             limits = levels.Limits(nodes=entry.value, ponder=limits.ponder)
             noise = entry.noise_cp
         if searcher.noise_cp != noise:
@@ -472,6 +474,15 @@ def _levels():
     from firmware.engine import levels
 
     return levels
+
+
+def rated_level(elo):
+    """Index of the rated level ("Elo 1000" .. "Elo 2000") nearest `elo` (an int; halfway goes
+    up). Ratings outside _ELO_MIN.._ELO_MAX raise LevelError (the range `uci` announces)."""
+    levels = _levels()
+    if not isinstance(elo, int) or isinstance(elo, bool) or not _ELO_MIN <= elo <= _ELO_MAX:
+        raise levels.LevelError("Elo must be %d..%d, got %r" % (_ELO_MIN, _ELO_MAX, elo))
+    return levels.find_level("Elo %d" % _ELO_MIN) + (elo - _ELO_MIN + _ELO_STEP // 2) // _ELO_STEP
 
 
 def _import_search():

@@ -8,7 +8,8 @@ import pytest
 
 from firmware.engine import levels
 from firmware.engine.evaluate import evaluate
-from firmware.engine.levels import LEVELS, LevelError, apply_level, find_level, limits_for_level, rated_level
+from firmware.engine.levels import LEVELS, LevelError, apply_level, find_level, limits_for_level
+from firmware.uci import rated_level
 from firmware.engine.notation import uci
 from firmware.engine.position import Position
 from firmware.engine.search import Searcher
@@ -38,9 +39,9 @@ POSITIONS = [
 
 def test_rated_levels_follow_the_old_ones_in_order():
     assert [LEVELS[i].name for i in range(len(FIXED_NAMES))] == FIXED_NAMES
-    assert RATED == list(range(levels.RATED_FIRST, levels.RATED_FIRST + len(RATINGS)))
+    assert RATED == list(range(len(FIXED_NAMES), len(FIXED_NAMES) + len(RATINGS)))
     assert RATED[-1] == len(LEVELS) - 1
-    assert (levels.RATED_MIN, levels.RATED_MAX, levels.RATED_STEP) == (1000, 2000, 100)
+    assert [LEVELS[i].name for i in RATED] == ["Elo %d" % elo for elo in range(1000, 2001, 100)]
 
 
 def test_rated_levels_weaken_by_nodes_and_bounded_noise():

@@ -10,7 +10,8 @@ import pytest
 
 from firmware import uci as uci_module
 from firmware.engine import levels
-from firmware.engine.levels import LEVELS, rated_level
+from firmware.engine.levels import LEVELS
+from firmware.uci import rated_level
 from firmware.uci import UciSession
 from tests.mpy import ROOT, run_mpy_module
 from tests.test_uci_small_heap import Engine, _play, tree  # noqa: F401 (tree: the .mpy build fixture)
@@ -58,7 +59,8 @@ def test_options_are_announced_like_other_engines():
     assert "option name UCI_LimitStrength type check default false" in out
     assert "option name UCI_Elo type spin default 1500 min 1000 max 2000" in out
     assert out[-1] == "uciok"
-    assert (uci_module._ELO_MIN, uci_module._ELO_MAX) == (levels.RATED_MIN, levels.RATED_MAX)
+    assert LEVELS[rated_level(uci_module._ELO_MIN)].name == "Elo %d" % uci_module._ELO_MIN
+    assert LEVELS[rated_level(uci_module._ELO_MAX)].name == "Elo %d" % uci_module._ELO_MAX == LEVELS[len(LEVELS) - 1].name
 
 
 @pytest.mark.parametrize("line", [

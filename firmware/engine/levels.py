@@ -99,10 +99,9 @@ _FIXED = const(26)  # levels in _TABLE; the rated levels follow them
 # the index; per level 3 bytes: the node budget in tens of nodes (2 bytes, high first) and
 # the evaluation noise in cp (only below Elo 1200: no noise where blunders would show).
 # Calibration: docs/levels.md (measured and interpolated figures), bench/calibrate_levels.py.
-RATED_MIN = const(1000)
-RATED_STEP = const(100)
+# (The ratings' range and step live in firmware/uci.py, the one user of "the level nearest an
+# Elo": kept out of this module, which a board holds all the time.)
 _RATED_COUNT = const(11)
-RATED_MAX = const(2000)  # RATED_MIN + (_RATED_COUNT - 1) * RATED_STEP
 _RATED = (b"\x00\x0e\xc8"  # Elo 1000: 140 nodes, noise 200
           b"\x00\x12\xc8"  # Elo 1100: 180 nodes, noise 200
           b"\x00\x14\x00"  # Elo 1200: 200 nodes
@@ -135,7 +134,7 @@ class _Levels:
             k = index - _FIXED
             r = _RATED
             noise = r[3 * k + 2]
-            return Level("Elo %d" % (RATED_MIN + k * RATED_STEP), NODES, (r[3 * k] << 8 | r[3 * k + 1]) * 10,
+            return Level("Elo %d" % (1000 + k * 100), NODES, (r[3 * k] << 8 | r[3 * k + 1]) * 10,
                          0, 0, noise, _RATED_BOOK_NOISY if noise else _RATED_BOOK)
         t = _TABLE
         i = index * 6
@@ -143,8 +142,6 @@ class _Levels:
 
 
 LEVELS = _Levels()
-# Index of the first rated level ("Elo 1000"); the others follow in steps of RATED_STEP.
-RATED_FIRST = const(26)  # _FIXED
 # The level a new unit starts on.
 DEFAULT_LEVEL = 4
 
@@ -166,14 +163,6 @@ def find_level(name):
         if entry.name.lower() == wanted:
             return i
     raise LevelError("no level named %r" % (name,))
-
-
-def rated_level(elo):
-    """Index of the rated level nearest `elo` (an int; halfway goes up). Ratings outside
-    RATED_MIN..RATED_MAX raise LevelError (UCI_Elo's range, as `uci` announces it)."""
-    if not isinstance(elo, int) or isinstance(elo, bool) or not RATED_MIN <= elo <= RATED_MAX:
-        raise LevelError("Elo must be %d..%d, got %r" % (RATED_MIN, RATED_MAX, elo))
-    return RATED_FIRST + (elo - RATED_MIN + RATED_STEP // 2) // RATED_STEP
 
 
 def _clock_value(clock, name, default):
