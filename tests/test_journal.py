@@ -267,3 +267,30 @@ def test_journal_on_micropython_with_its_real_filesystem(tmp_path):
     )
     assert out.split() == ["5", "True", "5", "1", "5"]
     assert sorted(os.listdir(d)) == ["game.jnl", "games.jnl"]
+
+
+def test_flash_files_ask_stat_for_existence_not_open(tmp_path):
+    """exists() asks fs.stat where there is one: on a board's littlefs an open allocates a
+    1,148-byte file object, at the boot's peak of memory. Without stat it opens the file."""
+    import os
+
+    from firmware.controller.flashfile import FlashFiles
+
+    opened = []
+
+    def counting_open(name, mode="r"):
+        opened.append(name)
+        return open(name, mode)
+
+    (tmp_path / "game.jnl").write_bytes(b"x")
+    files = FlashFiles(str(tmp_path), counting_open, os)
+    assert files.exists(files.name("game.jnl")) and not files.exists(files.name("online.keep"))
+    assert opened == []
+
+    class NoStat:
+        remove = staticmethod(os.remove)
+        rename = staticmethod(os.rename)
+
+    files = FlashFiles(str(tmp_path), counting_open, NoStat())
+    assert files.exists(files.name("game.jnl")) and not files.exists(files.name("online.keep"))
+    assert len(opened) == 2
