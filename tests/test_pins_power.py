@@ -1,9 +1,9 @@
 """Issue #16 items 4 and 5 on the emulated Pico, pin for pin (host_sim/rp2040/, docs/pin-model.md).
 
 Power cuts: `make flash BOARD=pico`, main.py boots, a game is played through the pins, and the
-power goes twice (host_sim/rp2040/power_cut.py's PowerGame: the flash is kept as it was at
-that emulated moment, a new runner boots from it with the pieces where the hand left them):
-once at a seeded random moment, once just before the journal's write of the hand's move (the
+power goes (host_sim/rp2040/power_cut.py's PowerGame: the flash is kept as it was at that
+emulated moment, a new runner boots from it with the pieces where the hand left them) just
+before the journal's write of the hand's move (the
 move was counted but is not on the flash: the resumed game must lack exactly it, and the LEDs
 must show its squares until the hand puts the piece back). After each power-on the resumed
 record must be what the journal promises (power_cut.py's module doc: nothing the firmware had
@@ -79,11 +79,8 @@ def test_power_cuts_resume_the_game(board):
     game.step()  # the hand's first move
     assert b.game() == [m.uci() for m in b.board.move_stack]
 
-    # 1: at a seeded random moment of the next 3 emulated seconds
-    r1 = game.cut("time")
-    print(describe(1, r1))
-    assert r1["ok"], describe(1, r1)
-
+    # (cuts at random moments: python -m host_sim.rp2040.power_cut, 20 of them, docs/pin-model.md;
+    # one here too cost ~1 min of CI time, which is near its limit)
     # 2: just before the flash call that writes the hand's next move
     while b.board.turn != chess.WHITE:
         game.step()
@@ -101,8 +98,8 @@ def test_power_cuts_resume_the_game(board):
     record = b.game()
     assert record == [m.uci() for m in b.board.move_stack]
     _replays(record)
-    print("power cuts: flash %.0f s, the rest %.0f s host; boots after the cuts %.1f / %.1f s emulated"
-          % (b.flash_s, time.monotonic() - t0, r1["boot_ms"] / 1000, r2["boot_ms"] / 1000))
+    print("power cut: flash %.0f s, the rest %.0f s host; boot after the cut %.1f s emulated"
+          % (b.flash_s, time.monotonic() - t0, r2["boot_ms"] / 1000))
 
 
 def _mpremote(b, *args, timeout=300):
