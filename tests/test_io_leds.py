@@ -113,48 +113,6 @@ def test_neopixel_writes_only_when_something_changes():
     assert np.shown[5] == (0, 10, 0)
 
 
-class MicroPythonNeoPixel:
-    """The layout of MicroPython's neopixel.NeoPixel: `buf` GRB bytes, `ORDER`, `bpp`."""
-
-    ORDER = (1, 0, 2, 3)
-
-    def __init__(self, n):
-        self.n = n
-        self.bpp = 3
-        self.buf = bytearray(3 * n)
-        self.shown = None
-
-    def __setitem__(self, i, rgb):
-        for k in range(3):
-            self.buf[3 * i + self.ORDER[k]] = rgb[k]
-
-    def write(self):
-        self.shown = [(self.buf[3 * i + 1], self.buf[3 * i], self.buf[3 * i + 2]) for i in range(self.n)]
-
-
-def test_neopixel_buffer_written_directly_shows_what_setitem_shows():
-    """On MicroPython's NeoPixel the driver writes `buf` itself (GRB): every role, mode and
-    blink phase, a serpentine map, a status pixel after the squares: the same colours as
-    through __setitem__ (the simulator's FakeNeoPixel)."""
-    import random
-
-    rng = random.Random(5)
-    cell_map = PICO["leds"].get("cell_map")
-    direct, tuples = MicroPythonNeoPixel(65), FakeNeoPixel(65)
-    fast = NeoPixelLeds(direct, cell_map=cell_map, brightness=48)
-    slow = NeoPixelLeds(tuples, cell_map=cell_map, brightness=48)
-    assert fast._raw is direct.buf and slow._raw is None
-    direct[64] = tuples[64] = (1, 2, 3)  # the status pixel is not the squares' business
-    for now in range(0, 3000, 97):
-        mapping = {rng.randrange(64): rng.choice((ON, BLINK_SLOW, BLINK_FAST)) | rng.choice((0, HINT, ERROR, INFO))
-                   for _ in range(rng.randrange(0, 12))}
-        for leds in (fast, slow):
-            leds.show(mapping)
-            leds.update(now)
-        assert direct.shown == list(tuples.buf)
-    assert direct.shown[64] == (1, 2, 3)
-
-
 def test_neopixel_custom_colours_and_errors():
     np = FakeNeoPixel(64)
     leds = NeoPixelLeds(np, colors={ERROR: (200, 0, 200)}, brightness=255)

@@ -56,9 +56,6 @@ class NP:
     def __setitem__(s, i, rgb):
         s.buf[3 * i] = rgb[0]; s.buf[3 * i + 1] = rgb[1]; s.buf[3 * i + 2] = rgb[2]
     def write(s): s.writes += 1
-class MpNP(NP):  # MicroPython's neopixel layout: the driver writes buf itself
-    ORDER = (1, 0, 2, 3)
-    bpp = 3
 class PWM:
     def __init__(s): s.f = 0; s.d = 0
     def freq(s, f): s.f = f
@@ -82,8 +79,7 @@ sensors = (ReedMatrix([RowPin(b, r) for r in range(8)], [ColPin(b, c) for c in r
            Shift165(LoadPin(b), ClockPin(b), DataPin(b), cell_map="rot180"))
 leds = (LedMatrix([OutPin(b, i) for i in range(8)], [OutPin(b, 8 + i) for i in range(8)]),
         EdgeLeds([OutPin(b, 16 + i) for i in range(8)], [OutPin(b, 24 + i) for i in range(8)]),
-        NeoPixelLeds(NP(), cell_map="serpentine"), NeoPixelLeds(MpNP(), cell_map="serpentine"))
-assert leds[3]._raw is not None
+        NeoPixelLeds(NP(), cell_map="serpentine"))
 for l in leds:
     l.show({0: ON, 9: BLINK_SLOW, 63: BLINK_FAST | ERROR})
 buttons = Buttons({"new": ButtonPin(b, 0), "hint": ButtonPin(b, 1)}, debounce_ms=20, long_ms=300)

@@ -152,28 +152,14 @@ class NeoPixelLeds(LedDriver):
                 raise LedError("bad colour %r for role %r" % (rgb, role))
         self._base = base
         self._rgb = [_BLACK] * 4  # by role >> 2, scaled
-        # MicroPython's neopixel.NeoPixel keeps its pixels in `buf`, GRB order for 3 bytes a
-        # pixel; writing there directly skips its Python __setitem__ (a call and a loop per
-        # pixel: ~8 ms for the 64 squares on an RP2040, now ~3x less). Other objects (the
-        # simulator's, Blinka's) get the tuples.
-        buf = getattr(np, "buf", None)
-        order = getattr(np, "ORDER", None)
-        grb = isinstance(buf, bytearray) and getattr(np, "bpp", 0) == 3 and order is not None and tuple(order[:3]) == (1, 0, 2)
-        self._raw = buf if grb else None
-        self._grb = bytearray(12)  # g, r, b by role >> 2, scaled
         self._phase = -1
         self._modes_present = 0
         self.set_brightness(brightness)
 
     def set_brightness(self, level):
         LedDriver.set_brightness(self, level)
-        grb = self._grb
         for i in range(4):
-            rgb = _scaled(self._base, 3 * i, level)
-            self._rgb[i] = rgb
-            grb[3 * i] = rgb[1]
-            grb[3 * i + 1] = rgb[0]
-            grb[3 * i + 2] = rgb[2]
+            self._rgb[i] = _scaled(self._base, 3 * i, level)
 
     def update(self, now_ms):
         """Rewrite the chain if anything visible changed (allocates nothing)."""
@@ -187,28 +173,12 @@ class NeoPixelLeds(LedDriver):
         np = self._np
         pats = self._patterns
         pixel_of = self._pixel_of
+        rgb = self._rgb
         present = 0
-        raw = self._raw
-        if raw is not None:
-            grb = self._grb
-            for c in range(64):
-                p = pats[c]
-                mode = p & MODE_MASK
-                present |= 1 << mode
-                at = 3 * pixel_of[c]
-                if lit[mode]:
-                    k = 3 * (p >> 2)
-                    raw[at] = grb[k]
-                    raw[at + 1] = grb[k + 1]
-                    raw[at + 2] = grb[k + 2]
-                else:
-                    raw[at] = raw[at + 1] = raw[at + 2] = 0
-        else:
-            rgb = self._rgb
-            for c in range(64):
-                p = pats[c]
-                present |= 1 << (p & MODE_MASK)
-                np[pixel_of[c]] = rgb[p >> 2] if lit[p & MODE_MASK] else _BLACK
+        for c in range(64):
+            p = pats[c]
+            present |= 1 << (p & MODE_MASK)
+            np[pixel_of[c]] = rgb[p >> 2] if lit[p & MODE_MASK] else _BLACK
         np.write()
         self._modes_present = present
         self._phase = (lit[2] if present & 4 else 0) | (lit[3] << 1 if present & 8 else 0)
