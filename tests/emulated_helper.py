@@ -99,7 +99,11 @@ class ConsolePlayer:
                         if extra is None:
                             break
                         more.append(extra)
-                    raise DeviceError("main.py stopped:\n%s" % "\n".join(self.pico.transcript[-40:]))
+                    # what main.py printed before the prompt, not the REPL's answers to `status`
+                    said = [x for x in self.pico.transcript if x.strip() and not x.startswith(">>> status")
+                            and "NameError: name 'status'" not in x and x.strip() != "File \"<stdin>\", line 1, in <module>"
+                            and x.strip() != "Traceback (most recent call last):"]
+                    raise DeviceError("main.py stopped:\n%s" % "\n".join(said[:60]))
                 if STATUS_RE.match(line):
                     return line
         raise DeviceError("the console did not answer within %d s: %s" % (timeout, self.pico.transcript[-20:]))
