@@ -37,16 +37,16 @@ from firmware.compat import ticks_ms as _ticks_ms
 from firmware.engine.search import MOVE_STACK, Searcher, mate_in_moves
 
 POLL_TARGET_MS = 10
-# main(): collect the garbage after every this many bytes allocated (gc.threshold). Garbage
-# then never piles up between long-lived objects, which would split the free heap into
-# pieces too small for the next 1 KB request: on the ESP32 config the game needs ~14 KB
-# less heap this way (docs/memory.md). The firmware allocates little (nothing while idle
-# or searching), so the collections are rare: a few per move, ~1-2 ms each on a chip.
+# While it builds and boots, main() collects the garbage after every this many bytes
+# allocated (gc.threshold): garbage then never piles up between long-lived objects, which
+# would split the free heap into pieces too small for the next 1 KB request (docs/memory.md).
+# The main loop runs without it (features/boot.py, boot_app): a function call with many
+# locals borrows its frame from the heap, and a threshold counts those bytes too - with
+# 2 KB it set off a ~25 ms collection every fourth idle pass and every few dozen search
+# nodes on an RP2040. There the garbage is collected at known moments instead: once the
+# board has been quiet _QUIET_MS after a touch or press, before every search, after every
+# console line (and by MicroPython itself when the heap is full).
 GC_THRESHOLD_BYTES = 2048
-# A collection takes ~25 ms on an RP2040 with the game loaded (emulated stock Pico). Run one
-# once the board has been quiet this long after a touch or press, so that the allocation
-# count starts afresh and the next touch's handling (~1 KB: targets, LED map, display text)
-# does not hit the threshold between the lift and its LEDs.
 _QUIET_MS = const(400)
 _MIN_POLL_NODES = const(1)
 _IDLE = const(0)  # board_sync.IDLE
@@ -64,8 +64,8 @@ class App:
                  settings=None, start_fen=None, seed=0, log=None, poll_target_ms=POLL_TARGET_MS,
                  sensor_log=None, collect=None):
         """`settings` / `start_fen`: used when the journal holds none (a fresh unit).
-        `collect`: gc.collect on a board (main() passes it), called before every search: the
-        garbage of the moves before goes, and what the next move keeps lands low in the heap
+        `collect`: gc.collect on a board (main() passes it), called before every search, after
+        every console line and when the board goes quiet after a touch: the garbage goes, and what the next move keeps lands low in the heap
         instead of splitting the free room (fragmentation); None (the simulator): never.
         `sensor_log`: an optional features.sensor_log.SensorLog that records every debounced
         sensor event and button press (for replay in the simulator). `console`: an object whose
@@ -161,6 +161,8 @@ class App:
             drop("console")
             drop("pgn")
             self.controller.tidy()
+            if self.collect is not None:
+                self.collect()
         if done == _HEAP:  # `mem`: the heap as the unit holds it at work, the feature code gone
             self.write("mem free=%d max_block=%d used=%d" % heap_figures())
 
@@ -312,7 +314,13 @@ class StdinReader:
         self._buf = ""
 
     def readline(self):
-        while self._poller.poll(0):
+        while True:
+            # MicroPython's ipoll allocates nothing; poll() builds a list each call, and at one
+            # call a pass (~63 bytes) that alone set off a 26 ms collection every ~75 ms on a Pico.
+            for _ in self._poller.ipoll(0):
+                break
+            else:
+                return None
             ch = self._stdin.read(1)
             if not ch:
                 return None
@@ -322,7 +330,6 @@ class StdinReader:
                     return line
             elif len(self._buf) < 200:
                 self._buf += ch
-        return None
 
 
 def make_searcher(config, clock_ms=None, seed=0, tt_entries=None, stack_bytes=0):

@@ -156,6 +156,7 @@ def play_whole_game(player, level, nodes=NODES):
     set-up position: a promotion to a rook that mates. Returns (plies, result of game 1, last mem)."""
     # ---- game 1: from the start, strongest level, pondering + book + journal on (the defaults)
     assert player.ok("feed") == "ok"
+    player.wait_phase("player")  # the unit checks the fed board first (300 ms stable), as for a hand
     assert player.ask("level %d" % level, lambda line: line.startswith("level")).startswith("level %d" % level)
     player.ok("nodes %d" % nodes)
     player.make("e2e4")

@@ -29,3 +29,44 @@ def test_one_collection_after_each_quiet_spell():
     before = len(collections)
     sim.run(2 * QUIET)
     assert len(collections) > before
+
+
+# The board's USB console reader runs every pass. MicroPython's select.poll().poll() builds a
+# list at each call: ~63 bytes a pass, a 26 ms collection every ~75 ms on a Pico while idle.
+_READER = r"""
+from firmware.app import StdinReader
+from firmware.compat import heap_lock, heap_unlock
+def polls(reader, n):  # locals only: a new global would grow the module's dict
+    heap_lock()
+    try:
+        for i in range(n):
+            if reader.readline() is not None:
+                return 2
+    except MemoryError:
+        return 1
+    finally:
+        heap_unlock()
+    return 0
+r = StdinReader()
+first = r.readline()
+while first is None:
+    first = r.readline()
+print(first, polls(r, 500))
+"""
+
+
+def test_console_reader_allocates_nothing_while_no_byte_comes():
+    import subprocess
+
+    from tests.mpy import ROOT, micropython_path
+
+    proc = subprocess.Popen([micropython_path(), "-c", _READER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, cwd=ROOT, env={"MICROPYPATH": ROOT})
+    try:
+        proc.stdin.write("level 3\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()  # the stream stays open and empty while it polls
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    assert line.split() == ["level", "3", "0"], line

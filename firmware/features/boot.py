@@ -73,12 +73,15 @@ def boot_app(self, now_ms):
     self.debouncer.reset(self.raw, now_ms)
     saved = None
     if self.journal is not None:
+        self.journal.scratch = self.game.position  # the journal replays into it (journal_rare)
         try:
             saved = self.journal.load()
         except OSError as exc:
             self.controller.journal_ok = False
             if self.log:
                 self.log("journal unreadable: %s" % (exc,))
+        finally:
+            self.journal.scratch = None
     if saved is not None and saved.settings is not None:
         from firmware.controller.settings import Settings, SettingsError
 
@@ -93,6 +96,16 @@ def boot_app(self, now_ms):
         saved = None
     self.controller.boot(saved, now_ms, self.start_fen)
     self.ui.refresh(self.controller, now_ms)
+    import gc
+
+    if hasattr(gc, "threshold"):
+        # The main loop runs without the allocation threshold build() set. A call of a
+        # function with many locals takes its frame from the heap and gives it back at once;
+        # the threshold counts those bytes too, and with a 2 KB threshold it set off a 26 ms
+        # collection every fourth idle pass on a Pico and every few dozen nodes of a search.
+        # Real garbage is collected when the board goes quiet, before every search and after
+        # every console line (firmware/app.py), or when the heap is full.
+        gc.threshold(-1)
 
 
 # sys.platform of the MicroPython port each board's "mcu" runs

@@ -22,7 +22,7 @@ from firmware.controller.journal import (
 )
 from firmware.compat import const
 from firmware.engine.constants import from_sq64
-from firmware.engine.fen import START_FEN
+from firmware.engine.fen import START_FEN, set_fen
 from firmware.engine.position import Position
 from firmware.engine.rules import legal_moves
 
@@ -47,8 +47,13 @@ class SavedGame:
 
 
 def replay_position(self, fen_text):
-    """A Position to replay a saved game into: the journal's `plies` of room (the game
-    record's), else Position's default."""
+    """A Position to replay a saved game into: at boot the game's own (`scratch`, lent by
+    features/boot.py: a full heap at boot may hold no free 1.2 KB block for a new one), else
+    a new one with the journal's `plies` of room (the game record's), else Position's default."""
+    pos = getattr(self, "scratch", None)
+    if pos is not None:
+        set_fen(pos, fen_text)
+        return pos
     return Position(fen_text, self.plies) if self.plies else Position(fen_text)
 
 
