@@ -273,6 +273,9 @@ class Ui:
             return
         controller.dirty = False
         self.leds.show(compose_leds(controller))
+        # The LEDs go out before the display text is composed (~30 ms on an RP2040): a lifted
+        # piece's targets are what the hand waits for.
+        self.leds.update(now_ms)
         if self.status is not None:
             colour, mode = status_of(controller)
             self.status.set(colour, mode)
