@@ -21,7 +21,7 @@ CONFIG = {
     "stack_bytes": 16384,  # the C stack the search shares with the controller (MICROPY_TASK_STACK_SIZE of the esp32 port)
     "poll_nodes": 128,
     "settle_us": 0,
-    "debounce_ms": 30,
+    "debounce_ms": 10,  # reed contacts bounce for < 1 ms: 10 ms is ample and keeps a lift quick to light (docs/io.md)
     "stable_ms": 300,
     "button_debounce_ms": 20,
     "long_press_ms": 800,

@@ -20,7 +20,7 @@ CONFIG = {
     "stack_bytes": 8192,  # the C stack the search shares with the controller (PICO_STACK_SIZE=0x2000 in MicroPython's rp2 port)
     "poll_nodes": 64,
     "settle_us": 10,
-    "debounce_ms": 30,
+    "debounce_ms": 10,  # reed contacts bounce for < 1 ms: 10 ms is ample and keeps a lift quick to light (docs/io.md)
     "stable_ms": 300,
     "button_debounce_ms": 20,
     "long_press_ms": 800,

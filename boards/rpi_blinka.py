@@ -18,7 +18,7 @@ CONFIG = {
     "tt_entries": 262144,
     "poll_nodes": 1024,
     "settle_us": 0,
-    "debounce_ms": 30,
+    "debounce_ms": 10,  # reed contacts bounce for < 1 ms: 10 ms is ample and keeps a lift quick to light (docs/io.md)
     "stable_ms": 300,
     "button_debounce_ms": 20,
     "long_press_ms": 800,
