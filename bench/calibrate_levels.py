@@ -4,6 +4,8 @@
     python bench/calibrate_levels.py anchor 1000 1800      # N nodes a move, no noise, vs UCI_Elo 1800
     python bench/calibrate_levels.py level 1200 1350       # rated level "Elo 1200" (over UCI) vs UCI_Elo 1350
     python bench/calibrate_levels.py fit                   # fit MEASURED; budgets and noise per level
+    python bench/calibrate_levels.py timed                 # the timed levels' Elo per board speed
+    python bench/calibrate_levels.py timed --update-docs   # ... and rewrite its table in docs/levels.md
 
 Every match is bench/match_stockfish.py: our engine under the MicroPython unix port, Stockfish
 15.1 (Debian) with UCI_LimitStrength at 100 ms a move, the 50 openings each with both colours,
@@ -33,9 +35,14 @@ Method (the figures are in docs/levels.md and docs/benchmarks.md):
    taken; fewer nodes do it.
 4. `level` plays a rated level exactly as a GUI gets it (UCI_LimitStrength true, UCI_Elo, a
    time per move that the level ignores): a direct check of the table.
+5. `timed` reads the same curve for the levels that think for a time (fixed time a move, game
+   clocks): the nodes a move are a board's nodes per second (board_speeds) times the time the
+   firmware's time manager gives a move (timeman.budget's soft limit; a clock level: its mean
+   over a 40-move game), the Elo is the curve's there, marked "?" outside the anchors' range,
+   capped below MIN_NODES and HIGH_DOUBLINGS beyond the top anchor. Nothing is played.
 
-MEASURED holds the results played so far (typed in from the match output); `fit` reads only
-it, so the table can be recomputed without playing, and a new match is one more line. Lines
+MEASURED holds the results played so far (typed in from the match output); `fit` and `timed`
+read only it, so both tables can be recomputed without playing, and a new match is one more line. Lines
 whose note starts with "check" are direct checks of the finished table: printed, not fitted.
 """
 import argparse
@@ -48,6 +55,7 @@ sys.path.insert(0, ROOT)
 
 from bench.match_stockfish import elo_from_score  # noqa: E402
 from firmware.engine import levels  # noqa: E402
+from firmware.engine.timeman import budget  # noqa: E402
 from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
@@ -134,49 +142,58 @@ def play(kind, value, sf_elo, games):
         print("MEASURED line: (%d, 0, %d, %d, %d, %d, \"anchor\")," % (value, sf_elo, w, d, l))
 
 
-def fit(measured=MEASURED):
-    anchors = []
-    noisy = []
-    configs = []  # (rating, nodes, noise) of every measured configuration up to 200 nodes
-    print("measured (95 % interval):")
-    for nodes, noise, sf_elo, w, d, l, what in measured:
-        elo, lo, hi = rating(sf_elo, w, d, l)
-        print("  %6d nodes noise %3d vs %d: %5.1f/%d -> %4.0f (%4.0f .. %4.0f)  %s" % (
-            nodes, noise, sf_elo, w + d / 2, w + d + l, elo, lo, hi, what))
-        if what.startswith("check"):
-            continue  # a check of the table tests the fit and is not part of it
-        if noise == 0:
-            anchors.append((nodes, elo, lo, hi))
-        if nodes == NOISY_NODES:
-            noisy.append((noise, elo))
-        if nodes <= NOISY_NODES and noise <= 250:
-            configs.append((elo, nodes, noise))
-    if len({p[0] for p in anchors}) < 2:
-        print("fit needs noise-free anchors at two node counts at least")
-        return None
-    a, b = fit_nodes(anchors)
-    print("cross-check, one weighted line: Elo(nodes) = %.0f + %.1f log2(nodes)" % (a, b))
-    # Up to KNEE nodes: straight lines (in log2 nodes) between the anchors. From KNEE up: a line
-    # through the KNEE anchor whose slope is fitted (weighted) to the anchors above it: with
-    # 40 games each they are too uncertain to join one by one (on 2026-11-23 the 10,000-node
-    # anchor came out 12 Elo below the 3,000-node one, both ±100).
-    low = sorted((math.log2(n), elo) for n, elo, _, _ in anchors if n <= KNEE)
-    high = [(math.log2(n), elo, (hi - lo) / 2) for n, elo, lo, hi in anchors if n > KNEE]
-    if not low or low[-1][0] != math.log2(KNEE) or not high:
-        print("fit needs an anchor at %d nodes and one above it" % KNEE)
-        return None
-    x0, e0 = low[-1]
-    num = sum((x - x0) * (e - e0) / h ** 2 for x, e, h in high)
-    den = sum((x - x0) ** 2 / h ** 2 for x, e, h in high)
-    slope = num / den
-    curve = low + [(x0 + 10.0, e0 + 10.0 * slope)]
-    print("curve: " + ", ".join("%d nodes %.0f" % (round(2 ** x), e) for x, e in low) +
-          ", then %.0f Elo per doubling (fitted to %s nodes)" % (
-              slope, " and ".join("%d" % round(2 ** x) for x, _, _ in high)))
-    for (x1, e1), (x2, e2) in zip(low, low[1:]):
-        print("  %d..%d nodes: %.0f Elo per doubling" % (round(2 ** x1), round(2 ** x2), (e2 - e1) / (x2 - x1)))
+class Curve:
+    """Elo(nodes) fitted to the measured matches (method 2 in the module docstring); `fit`
+    and `timed` both read it.
 
-    def elo_at(nodes):
+    rows: every measured line with its rating, (nodes, noise, sf_elo, w, d, l, what, elo, lo,
+    hi); anchors: (nodes, elo, lo, hi) of the noise-free ones that are not checks; noisy:
+    (noise, elo) at NOISY_NODES; configs: (elo, nodes, noise) up to NOISY_NODES. error: why
+    there is no curve (None when there is one). Then low (log2 nodes, Elo up to KNEE), high
+    (log2 nodes, Elo, interval half-width above KNEE), slope (Elo per doubling above KNEE),
+    lowest and top (the anchors' node range), elo_at(nodes) and nodes_for(elo).
+    """
+
+    def __init__(self, measured=MEASURED):
+        self.rows = []
+        self.anchors = []
+        self.noisy = []
+        self.configs = []  # (rating, nodes, noise) of every measured configuration up to 200 nodes
+        self.error = None
+        for nodes, noise, sf_elo, w, d, l, what in measured:
+            elo, lo, hi = rating(sf_elo, w, d, l)
+            self.rows.append((nodes, noise, sf_elo, w, d, l, what, elo, lo, hi))
+            if what.startswith("check"):
+                continue  # a check of the table tests the fit and is not part of it
+            if noise == 0:
+                self.anchors.append((nodes, elo, lo, hi))
+            if nodes == NOISY_NODES:
+                self.noisy.append((noise, elo))
+            if nodes <= NOISY_NODES and noise <= 250:
+                self.configs.append((elo, nodes, noise))
+        if len({p[0] for p in self.anchors}) < 2:
+            self.error = "fit needs noise-free anchors at two node counts at least"
+            return
+        # Up to KNEE nodes: straight lines (in log2 nodes) between the anchors. From KNEE up: a
+        # line through the KNEE anchor whose slope is fitted (weighted) to the anchors above it:
+        # with 40 games each they are too uncertain to join one by one (on 2026-11-23 the
+        # 10,000-node anchor came out 12 Elo below the 3,000-node one, both ±100).
+        self.low = sorted((math.log2(n), elo) for n, elo, _, _ in self.anchors if n <= KNEE)
+        self.high = [(math.log2(n), elo, (hi - lo) / 2) for n, elo, lo, hi in self.anchors if n > KNEE]
+        if not self.low or self.low[-1][0] != math.log2(KNEE) or not self.high:
+            self.error = "fit needs an anchor at %d nodes and one above it" % KNEE
+            return
+        x0, e0 = self.low[-1]
+        num = sum((x - x0) * (e - e0) / h ** 2 for x, e, h in self.high)
+        den = sum((x - x0) ** 2 / h ** 2 for x, e, h in self.high)
+        self.slope = num / den
+        self.points = self.low + [(x0 + 10.0, e0 + 10.0 * self.slope)]
+        self.lowest = min(n for n, _, _, _ in self.anchors)
+        self.top = max(n for n, _, _, _ in self.anchors)
+
+    def elo_at(self, nodes):
+        """The curve's Elo at `nodes` a move (the end segments extended beyond the anchors)."""
+        curve = self.points
         x = math.log2(nodes)
         k = 0
         while k < len(curve) - 2 and x > curve[k + 1][0]:
@@ -184,15 +201,39 @@ def fit(measured=MEASURED):
         (x1, e1), (x2, e2) = curve[k], curve[k + 1]
         return e1 + (e2 - e1) * (x - x1) / (x2 - x1)
 
-    def nodes_for(target):
+    def nodes_for(self, target):
+        """The nodes a move where the curve reaches Elo `target`."""
+        curve = self.points
         k = 0
         while k < len(curve) - 2 and target > curve[k + 1][1]:
             k += 1
         (x1, e1), (x2, e2) = curve[k], curve[k + 1]
         return 2 ** (x1 + (target - e1) * (x2 - x1) / (e2 - e1))
 
+
+def fit(measured=MEASURED):
+    curve = Curve(measured)
+    print("measured (95 % interval):")
+    for nodes, noise, sf_elo, w, d, l, what, elo, lo, hi in curve.rows:
+        print("  %6d nodes noise %3d vs %d: %5.1f/%d -> %4.0f (%4.0f .. %4.0f)  %s" % (
+            nodes, noise, sf_elo, w + d / 2, w + d + l, elo, lo, hi, what))
+    anchors = curve.anchors
+    if len({p[0] for p in anchors}) >= 2:
+        a, b = fit_nodes(anchors)
+        print("cross-check, one weighted line: Elo(nodes) = %.0f + %.1f log2(nodes)" % (a, b))
+    if curve.error:
+        print(curve.error)
+        return None
+    low, high, slope = curve.low, curve.high, curve.slope
+    print("curve: " + ", ".join("%d nodes %.0f" % (round(2 ** x), e) for x, e in low) +
+          ", then %.0f Elo per doubling (fitted to %s nodes)" % (
+              slope, " and ".join("%d" % round(2 ** x) for x, _, _ in high)))
+    for (x1, e1), (x2, e2) in zip(low, low[1:]):
+        print("  %d..%d nodes: %.0f Elo per doubling" % (round(2 ** x1), round(2 ** x2), (e2 - e1) / (x2 - x1)))
+    elo_at, nodes_for = curve.elo_at, curve.nodes_for
+    noisy, configs = curve.noisy, curve.configs
     base = elo_at(NOISY_NODES)
-    top = max(n for n, _, _, _ in anchors)
+    top = curve.top
     line = None
     if len(noisy) >= 2:
         # least squares Elo = base0 + s * noise through the 200-node points
@@ -229,11 +270,182 @@ def fit(measured=MEASURED):
     return out
 
 
+# ---- timed levels: the same curve at a board's speed ------------------------------------------
+# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 173
+# nodes/s on the emulated stock Pico; the other chips are estimates scaled from it), replaced
+# by the search's speed inside the running App where docs/benchmarks.md measured one: the
+# RP2040's 116 nodes/s ("The chip's own figures through the whole firmware": Analysis level,
+# a middlegame, 40 s; the App polls the board between nodes).
+IN_APP_NODES_PER_S = {"RP2040": 116}
+GAME_MOVES = 40  # a clock level's time a move: the mean over this many moves of one side
+HIGH_DOUBLINGS = 2  # the curve is followed at most this far beyond the top anchor, then capped
+
+
+def board_speeds(overrides=None):
+    """{chip: nodes/s} for `timed`, and {chip: where the figure comes from}."""
+    from host_sim.clock import DEVICE_NODES_PER_S
+
+    speeds, sources = {}, {}
+    for chip, nps in DEVICE_NODES_PER_S.items():
+        if chip in IN_APP_NODES_PER_S:
+            speeds[chip] = IN_APP_NODES_PER_S[chip]
+            sources[chip] = "in the App, measured (docs/benchmarks.md; clock.py: %d)" % nps
+        else:
+            speeds[chip] = nps
+            sources[chip] = "host_sim/clock.py, an estimate from the RP2040's bench figure"
+    for chip, nps in (overrides or {}).items():
+        speeds[chip] = nps
+        sources[chip] = "given on the command line"
+    return speeds, sources
+
+
+def timed_levels():
+    """Indices of the levels that think for a time: fixed time a move and game clocks."""
+    return [i for i in range(len(levels.LEVELS)) if levels.LEVELS[i].kind in (levels.MOVETIME, levels.CLOCK)]
+
+
+def move_ms(index, moves=GAME_MOVES):
+    """The time a move at level `index`, in ms: the soft limit of the firmware's time manager
+    (timeman.budget). A movetime level: its time less the reply overhead. A clock level: the
+    mean soft limit over `moves` moves of one side from a fresh clock, each move taking its
+    soft limit, the increment added after it, `movestogo` counting down as the App's clock
+    gives it (0, the time manager's 30, without moves per control) and the base time again
+    after each control."""
+    entry = levels.level(index)
+    if entry.kind == levels.MOVETIME:
+        return float(budget(levels.limits_for_level(index), 0)[0])
+    if entry.kind != levels.CLOCK:
+        raise ValueError("level %d (%s) is not timed" % (index, entry.name))
+    left = entry.value
+    total = 0
+    for i in range(moves):
+        mtg = entry.moves - i % entry.moves if entry.moves else 0
+        state = {"wtime_ms": left, "btime_ms": left, "winc_ms": entry.inc_ms, "binc_ms": entry.inc_ms,
+                 "movestogo": mtg}
+        soft = budget(levels.limits_for_level(index, state), 0)[0]
+        total += soft
+        left += entry.inc_ms - soft
+        if mtg == 1:
+            left += entry.value
+    return total / moves
+
+
+def timed_elo(curve, nodes):
+    """(Elo, mark) of `nodes` a move on `curve`: mark "" inside the anchors' range, "?" an
+    extrapolation (below the lowest anchor, or up to HIGH_DOUBLINGS beyond the top one),
+    "<=" below MIN_NODES (depth 1 often unfinished: at most the curve's Elo there), ">=" beyond
+    HIGH_DOUBLINGS past the top anchor (at least the curve's Elo there; not followed further)."""
+    cap = curve.top * 2 ** HIGH_DOUBLINGS
+    if nodes < MIN_NODES:
+        return curve.elo_at(MIN_NODES), "<="
+    if nodes > cap:
+        return curve.elo_at(cap), ">="
+    if nodes < curve.lowest or nodes > curve.top:
+        return curve.elo_at(nodes), "?"
+    return curve.elo_at(nodes), ""
+
+
+def timed_table(measured=MEASURED, speeds=None, moves=GAME_MOVES):
+    """Every timed level at every board speed, from the curve `fit` uses.
+
+    speeds: {chip: nodes per second} (default: board_speeds()). Returns (curve, rows), a row
+    per timed level: (index, name, kind, ms a move, [(chip, nodes a move, Elo, mark)]) with
+    mark as timed_elo. Raises ValueError when `measured` gives no curve."""
+    curve = Curve(measured)
+    if curve.error:
+        raise ValueError(curve.error)
+    if speeds is None:
+        speeds = board_speeds()[0]
+    rows = []
+    for index in timed_levels():
+        entry = levels.LEVELS[index]
+        ms = move_ms(index, moves)
+        cells = []
+        for chip, nps in speeds.items():
+            nodes = int(round(nps * ms / 1000.0))
+            elo, mark = timed_elo(curve, nodes)
+            cells.append((chip, nodes, elo, mark))
+        rows.append((index, entry.name, entry.kind, ms, cells))
+    return curve, rows
+
+
+def _elo_text(elo, mark, ascii_only=True):
+    if mark == "?":
+        return "%.0f ?" % elo
+    if mark:
+        return "%s %.0f ?" % (mark if ascii_only else {"<=": "≤", ">=": "≥"}[mark], elo)
+    return "%.0f" % elo
+
+
+def _seconds(ms):
+    s = ms / 1000.0
+    return "%.2f s" % s if s < 9.995 else "%.1f s" % s if s < 99.95 else "%.0f s" % s
+
+
+def timed_markdown(curve, rows, speeds):
+    """The table of `timed` as markdown (the one in docs/levels.md)."""
+    head = "| # | level | time a move | " + " | ".join(
+        "%s, %d nodes/s" % (chip, nps) for chip, nps in speeds.items()) + " |"
+    lines = [head, "|---:|---|---:|" + "---:|" * len(speeds)]
+    for index, name, kind, ms, cells in rows:
+        when = _seconds(ms) + ("" if kind == levels.MOVETIME else " (mean)")
+        lines.append("| %d | %s | %s | %s |" % (index, name, when, " | ".join(
+            "%s (%s)" % (_elo_text(elo, mark, False), "{:,}".format(nodes)) for _, nodes, elo, mark in cells)))
+    return "\n".join(lines)
+
+
+DOCS_BEGIN = "<!-- bench/calibrate_levels.py timed --update-docs: begin -->"
+DOCS_END = "<!-- bench/calibrate_levels.py timed --update-docs: end -->"
+
+
+def replace_marked(text, table):
+    """`text` with what lies between DOCS_BEGIN and DOCS_END replaced by `table`."""
+    i = text.find(DOCS_BEGIN)
+    j = text.find(DOCS_END)
+    if i < 0 or j < i:
+        raise ValueError("the markers %r and %r are missing" % (DOCS_BEGIN, DOCS_END))
+    return text[:i + len(DOCS_BEGIN)] + "\n" + table + "\n" + text[j:]
+
+
+def timed(measured=MEASURED, overrides=None, moves=GAME_MOVES, markdown=False, update_docs=None):
+    speeds, sources = board_speeds(overrides)
+    curve, rows = timed_table(measured, speeds, moves)
+    table = timed_markdown(curve, rows, speeds)
+    if update_docs:
+        with open(update_docs) as f:
+            text = f.read()
+        with open(update_docs, "w") as f:
+            f.write(replace_marked(text, table))
+        print("wrote the table into %s" % update_docs)
+    if markdown:
+        print(table)
+        return rows
+    print("timed levels: Elo (UCI_Elo scale) at the nodes a move each board searches in the time")
+    print("curve: anchors %d..%d nodes, %.0f Elo per doubling above %d; '?' extrapolated, '<='/'>=' capped"
+          " below %d nodes / beyond %d nodes" % (curve.lowest, curve.top, curve.slope, KNEE, MIN_NODES,
+                                                  curve.top * 2 ** HIGH_DOUBLINGS))
+    for chip, nps in speeds.items():
+        print("  %-8s %4d nodes/s  %s" % (chip, nps, sources[chip]))
+    print("time a move: timeman.budget()'s soft limit; clock levels: the mean over %d moves" % moves)
+    print("%3s %-17s %8s" % ("#", "level", "ms/move") + "".join(" %17s" % chip for chip in speeds))
+    for index, name, _, ms, cells in rows:
+        print("%3d %-17s %8.0f" % (index, name, ms) + "".join(
+            " %7d %9s" % (nodes, _elo_text(elo, mark)) for _, nodes, elo, mark in cells))
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
     sub.add_parser("plan", help="print the matches of a calibration")
     sub.add_parser("fit", help="fit MEASURED and print the table")
+    p = sub.add_parser("timed", help="the timed levels' Elo per board speed, from the curve of fit")
+    p.add_argument("--speed", action="append", default=[], metavar="CHIP=NODES_PER_S",
+                   help="a board speed to use instead of (or besides) the default ones")
+    p.add_argument("--moves", type=int, default=GAME_MOVES, help="a clock level's moves to average over")
+    p.add_argument("--markdown", action="store_true", help="print the table as in docs/levels.md")
+    p.add_argument("--update-docs", nargs="?", const=os.path.join(ROOT, "docs", "levels.md"), default=None,
+                   metavar="FILE", help="rewrite the table between the markers in FILE (default docs/levels.md)")
     for name in ("anchor", "level"):
         p = sub.add_parser(name)
         p.add_argument("value", type=int, help="nodes a move (anchor) or the level's rating (level)")
@@ -246,6 +458,14 @@ def main(argv=None):
                 kind, value, sf_elo, games))
     elif args.what == "fit":
         fit()
+    elif args.what == "timed":
+        overrides = {}
+        for item in args.speed:
+            chip, _, nps = item.partition("=")
+            if not chip or not nps.isdigit() or int(nps) <= 0:
+                parser.error("--speed wants CHIP=NODES_PER_S, got %r" % item)
+            overrides[chip] = int(nps)
+        timed(MEASURED, overrides, args.moves, args.markdown, args.update_docs)
     else:
         play(args.what, args.value, args.sf_elo, args.games)
 

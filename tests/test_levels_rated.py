@@ -188,3 +188,54 @@ def test_rated_levels_allocate_nothing_under_heap_lock():
     for line in lines:
         outcome, nodes, budget = line.split()
         assert outcome == "ok" and nodes == budget, lines
+
+
+# ---- the timed levels' Elo per board speed (bench/calibrate_levels.py timed) ------------------
+def test_timed_levels_elo_rises_with_time_and_board_speed():
+    from bench.calibrate_levels import MEASURED, timed_table
+
+    speeds = {"slow": 60, "pico": 116, "esp32": 210, "fast": 2000}
+    _, rows = timed_table(MEASURED, speeds)
+    assert [r[1] for r in rows] == FIXED_NAMES[4:17]  # every movetime and clock level
+    for row in rows:
+        elos = [elo for _, _, elo, _ in row[4]]
+        assert elos == sorted(elos), row[1]  # a faster board never rates lower
+    by_time = sorted(rows, key=lambda r: r[3])
+    for k, chip in enumerate(speeds):
+        elos = [r[4][k][2] for r in by_time]
+        assert elos == sorted(elos), chip  # more time never rates lower
+    marks = {(r[1], c[0]): c[3] for r in rows for c in r[4]}
+    assert marks["1 s/move", "slow"] == "<="  # 58 nodes: below MIN_NODES, capped
+    assert marks["3 min/move", "fast"] == ">="  # 360,000 nodes: beyond the followed range
+    assert marks["10 s/move", "pico"] == ""  # 1,157 nodes: among the anchors
+
+
+def test_a_timed_level_at_an_anchors_nodes_gets_its_rating():
+    from bench.calibrate_levels import KNEE, MEASURED, Curve, move_ms, timed_table
+
+    curve = Curve(MEASURED)
+    ms = move_ms(find_level("1 s/move"))
+    assert ms == 970  # the time less the reply overhead
+    for nodes in sorted({a[0] for a in curve.anchors if a[0] <= KNEE}):  # the curve joins these
+        _, rows = timed_table(MEASURED, {"x": nodes * 1000.0 / ms})
+        _, got, elo, _ = rows[0][4][0]
+        assert got == nodes
+        assert elo == pytest.approx([a[1] for a in curve.anchors if a[0] == nodes][0])
+
+
+def test_timed_table_follows_a_new_measurement_and_the_clock_levels_use_their_time():
+    from bench.calibrate_levels import MEASURED, move_ms, replace_marked, DOCS_BEGIN, DOCS_END, timed_table
+
+    stronger = [(n, z, sf, w + 10, d, l - 10, what) if (n, z) == (1000, 0) else (n, z, sf, w, d, l, what)
+                for n, z, sf, w, d, l, what in MEASURED]
+    speeds = {"pico": 116}
+    before = {r[1]: r[4][0][2] for r in timed_table(MEASURED, speeds)[1]}
+    after = {r[1]: r[4][0][2] for r in timed_table(stronger, speeds)[1]}
+    assert after["10 s/move"] > before["10 s/move"]
+    # a 40-move control is spent over its 40 moves; sudden death keeps time in hand
+    assert move_ms(find_level("Tournament 40/2h")) == pytest.approx(7200000 / 40, abs=100)
+    assert 300000 / 60 < move_ms(find_level("Blitz 5 min")) < 300000 / 40
+    text = "a\n" + DOCS_BEGIN + "\nold\n" + DOCS_END + "\nb\n"
+    assert replace_marked(text, "new") == "a\n" + DOCS_BEGIN + "\nnew\n" + DOCS_END + "\nb\n"
+    with pytest.raises(ValueError):
+        replace_marked("no markers", "new")
