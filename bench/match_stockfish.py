@@ -150,6 +150,8 @@ def main(argv=None):
     parser.add_argument("--hash-mb", type=int, default=4)
     parser.add_argument("--cpython", action="store_true", help="run our engine under CPython")
     parser.add_argument("--stockfish", default="/usr/games/stockfish")
+    parser.add_argument("--first-game", type=int, default=0,
+                        help="start at this game of the set (split one match over two processes)")
     args = parser.parse_args(argv)
     movetime_ms = args.movetime_ms
     if args.device_ms:
@@ -171,20 +173,21 @@ def main(argv=None):
     print("Reedchess (%s, %s) vs Stockfish UCI_Elo %d (%d ms per move), %d games, %d openings" % (
         "CPython" if args.cpython else "MicroPython", how, args.elo, movetime_ms, args.games, len(fens)))
     t0 = time.time()
-    results = play_match(ours, theirs, limit, args.games, fens, their_limit)
+    results = play_match(ours, theirs, limit, args.games, fens, their_limit, args.first_game)
     diff, lo, hi = summarize(results)
     print("estimated rating %.0f (%.0f .. %.0f) on Stockfish's UCI_Elo scale; %.0f s" % (
         args.elo + diff, args.elo + lo, args.elo + hi, time.time() - t0))
     return results
 
 
-def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None):
+def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, first=0):
     """`games` games from `openings` (FENs), each opening with both colours; print each game;
     quit both engines at the end. `limit` is ours, `their_limit` (default the same) theirs.
+    `first`: the number of the first game (so two processes can share one set of openings).
     Returns our score of every game (1, 0.5 or 0)."""
     results = []
     try:
-        for i in range(games):
+        for i in range(first, first + games):
             fen = openings[(i // 2) % len(openings)]
             ours_white = i % 2 == 0
             score, board, how = play_game(ours, theirs, fen, ours_white, limit, their_limit=their_limit)

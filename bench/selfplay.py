@@ -74,6 +74,8 @@ def main(argv=None):
     parser.add_argument("--games", type=int, default=2 * len(OPENINGS))
     parser.add_argument("--book-plies", type=int, default=0,
                         help="start from the book lines' positions this many plies in (distinct games)")
+    parser.add_argument("--first-game", type=int, default=0,
+                        help="start at this game of the set (split one match over two processes)")
     args = parser.parse_args(argv)
     openings = book_openings(args.book_plies) if args.book_plies else OPENINGS
     with tempfile.TemporaryDirectory() as base_dir:
@@ -82,7 +84,7 @@ def main(argv=None):
         limit = chess.engine.Limit(nodes=args.nodes)
         print("working tree vs %s, %d nodes per move, %d games from %d openings" % (
             args.base, args.nodes, args.games, len(openings)))
-        summarize(play_match(ours, theirs, limit, args.games, openings))
+        summarize(play_match(ours, theirs, limit, args.games, openings, first=args.first_game))
 
 
 if __name__ == "__main__":
