@@ -104,6 +104,39 @@ def test_doubled_and_isolated_pawns_cost():
     assert doubled < healthy and isolated < healthy
 
 
+def test_a_pawn_attacking_a_piece_is_a_threat_for_either_colour():
+    """The pawn-threat term counts once per attacked knight, bishop, rook or queen, never a
+    pawn, never the own side's piece, on both diagonals, for both colours, with its sign."""
+    import firmware.engine.evaluate as E
+
+    def without_threats(fen_text):
+        saved = E.PAWN_THREAT_MG, E.PAWN_THREAT_EG
+        E.PAWN_THREAT_MG = E.PAWN_THREAT_EG = 0
+        try:
+            return ev(fen_text)
+        finally:
+            E.PAWN_THREAT_MG, E.PAWN_THREAT_EG = saved
+
+    # (FEN, threats counted for White minus those for Black)
+    cases = (
+        ("4k3/p7/8/3n1b2/4P3/8/P7/4K3 w - - 0 1", 2),  # white e4 attacks d5 and f5
+        ("4k3/p7/8/3n1b2/4P3/8/P7/4K3 b - - 0 1", 2),  # the same, Black to move
+        ("4k3/p7/8/8/4p3/3N1B2/P7/4K3 b - - 0 1", -2),  # black e4 attacks d3 and f3
+        ("4k3/p7/8/3p4/4P3/8/P7/4K3 w - - 0 1", 0),  # pawns attacking pawns: no threat
+        ("4k3/p7/8/8/N3P3/8/P7/4K3 w - - 0 1", 0),  # no enemy piece in reach
+        ("4k3/p7/8/5q2/4P3/8/P7/4K3 b - - 0 1", 1),  # a queen, one diagonal
+    )
+    for fen_text, hits in cases:
+        position = Position(fen_text)
+        c = position.counts
+        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
+        expected = hits * (E.PAWN_THREAT_MG * phase + E.PAWN_THREAT_EG * (24 - phase)) // 24
+        if position.stm:
+            expected = -expected
+        diff = ev(fen_text) - without_threats(fen_text)
+        assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+
+
 def test_rook_on_open_file_and_king_shelter():
     open_file = ev("4k3/pp3ppp/8/8/8/8/PP3PPP/3R2K1 w - - 0 1")
     closed = ev("4k3/pp1p1ppp/8/8/8/8/PP1P1PPP/2R3K1 w - - 0 1")

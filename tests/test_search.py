@@ -404,3 +404,18 @@ def test_an_unrelated_runtime_error_is_not_taken_for_a_stack_overflow():
 def test_a_bad_stack_size_is_refused_with_a_clear_error(bad):
     with pytest.raises(SearchError, match="stack_bytes"):
         Searcher(tt_entries=256, stack_bytes=bad)
+
+
+def test_history_rewards_cutoffs_punishes_the_moves_tried_before_and_stays_bounded():
+    """History with gravity: a quiet move that cuts off gains, the quiet moves searched before
+    it at that node lose, and no cell ever leaves +-HISTORY_MAX (the table is 16-bit and is
+    no longer rescaled). Many searches on one Searcher drive cells toward the bound."""
+    from firmware.engine.tunables import HISTORY_MAX
+
+    searcher = Searcher(tt_entries=1 << 12)
+    for board in random_positions(12, seed=21):
+        searcher.search(Position(board.fen()), Limits(depth=5))
+        cells = list(searcher.history)
+        assert max(cells) <= HISTORY_MAX and min(cells) >= -HISTORY_MAX
+    cells = list(searcher.history)
+    assert max(cells) > 0 and min(cells) < 0  # both the bonus and the malus were applied

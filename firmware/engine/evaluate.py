@@ -50,6 +50,8 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     PASSED_KING_DIST,
     PASSED_MG,
     PASSED_PROTECTED_EG,
+    PAWN_THREAT_EG,
+    PAWN_THREAT_MG,
     ROOK_HALF_OPEN_EG,
     ROOK_HALF_OPEN_MG,
     ROOK_MOBILITY_EG,
@@ -170,6 +172,16 @@ def evaluate(position):
         r = sq >> 4
         if kind == 1:
             fi = f + 1
+            # threats: an enemy knight, bishop, rook or queen on a square this pawn attacks
+            # (b[t] ^ p ^ 9 turns the enemy's piece codes into 2..5 for either colour)
+            t = sq + 15 if p == 1 else sq - 17
+            if not t & 0x88 and 1 < b[t] ^ p ^ 9 < 6:
+                mg += PAWN_THREAT_MG if p == 1 else -PAWN_THREAT_MG
+                eg += PAWN_THREAT_EG if p == 1 else -PAWN_THREAT_EG
+            t += 2
+            if not t & 0x88 and 1 < b[t] ^ p ^ 9 < 6:
+                mg += PAWN_THREAT_MG if p == 1 else -PAWN_THREAT_MG
+                eg += PAWN_THREAT_EG if p == 1 else -PAWN_THREAT_EG
             if p == 1:  # white pawn
                 if wpm[fi] >> (r + 1):
                     mg -= DOUBLED_MG

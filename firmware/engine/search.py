@@ -46,6 +46,7 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     LMR_MIN_DEPTH,
     NULL_MIN_DEPTH,
     NULL_R,
+    RAZOR_MARGIN,
     ORDER_VALUE,
     RFP_MARGIN,
     RFP_MAX_DEPTH,
@@ -65,7 +66,7 @@ MAX_PLY = const(64)
 _STACK_MARGIN_PLIES = const(3)  # after running out of C stack, search this much shallower
 STACK_RESERVE = const(2560)  # C stack bytes kept free for the poll function's own calls
 _MAX_DEPTH = const(60)
-_PV_PLY = const(32)
+_PV_PLY = const(24)  # longest PV kept (a Pico's C stack ends its lines at ~14 plies anyway)
 MOVE_STACK = const(2048)  # moves of all plies on the current path (each ply <= 218)
 _TT_MOVE = const(1 << 29)
 _CAPTURE = const(1 << 26)
@@ -77,6 +78,7 @@ _EXACT = const(3)
 _LOWER = const(2)
 _UPPER = const(1)
 _ECACHE_MAX = const(4096)
+_HISTORY_BONUS_MAX = const(400)  # a cutoff's history bonus: depth squared, at most this
 
 
 
@@ -165,9 +167,10 @@ class Searcher:
         self.mscore = array("i", bytes(4 * move_stack))
         self.sp = 0
         self.killers = array("i", bytes(4 * 2 * MAX_PLY))
+        self.evals = array("h", bytes(2 * MAX_PLY))  # static evaluation by ply (-_INF: in check)
         self.history = array("h", bytes(2 * TABLE_SIZE))  # by piece and to-square, as zobrist.py indexes
         # Triangular PV table: row `ply` (the line from that ply on) holds _PV_PLY - ply moves
-        # and starts at ply * _PV_PLY - ply * (ply - 1) / 2 (2 KB where a square one takes 4).
+        # and starts at ply * _PV_PLY - ply * (ply - 1) / 2 (1.2 KB where a square one takes 2.3).
         self.pv = array("i", bytes(4 * (_PV_PLY * (_PV_PLY + 1) // 2)))
         self.pv_len = bytearray(_PV_PLY + 1)
         self.root_moves = array("i", bytes(4 * 256))
@@ -736,22 +739,36 @@ class Searcher:
                 bound = (d >> 19) & 3
                 if bound == _EXACT or (bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha):
                     return s
+        evals = self.evals
+        improving = 1
         if in_check:
             depth += 1
             static = -_INF
+            evals[ply] = -_INF
         else:
             static = self._static()
+            evals[ply] = static
+            # improving: better than two plies ago (our last turn); prune less when so
+            if ply >= 2 and static <= evals[ply - 2]:
+                improving = 0
             if not pvnode and not self.exhaustive:
                 # reverse futility pruning: far above beta with little depth left
-                margin = RFP_MARGIN * depth
+                margin = RFP_MARGIN * (depth - improving)
                 if depth <= RFP_MAX_DEPTH and static - margin >= beta and -MATE_BOUND < beta < MATE_BOUND:
                     return static
+                # razoring: far below alpha near the leaves, only a capture could help
+                if depth <= 2 and static + RAZOR_MARGIN * depth <= alpha and alpha > -MATE_BOUND:
+                    s = self._qsearch(alpha, alpha + 1, ply, False)
+                    if s <= alpha:
+                        return s
                 # null move, not where zugzwang is common: king and pawns, or a single minor
                 # piece (e.g. kbK5/pp6/RP6/8/8/8/8/8 b: any move loses, passing would not)
                 stm = pos.stm
                 pieces = c[stm | 4] or c[stm | 5] or c[stm | 2] + c[stm | 3] >= 2
                 if null_ok and depth >= NULL_MIN_DEPTH and static >= beta and pieces:
-                    r = NULL_R + (depth >= 7)
+                    r = NULL_R + depth // 6
+                    if static - beta >= 200:
+                        r += 1  # far above beta: a shallower look is enough
                     pos.make_null()
                     # no repetition reaches back across a null move (unmake restores the clock)
                     pos.halfmove = 0
@@ -801,7 +818,7 @@ class Searcher:
                 elif m == k2:
                     ms[k] = _KILLER2
                 elif promo:
-                    ms[k] = -1  # underpromotions last
+                    ms[k] = -HISTORY_MAX - 1  # underpromotions last
                 else:
                     ms[k] = hist[PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)]
             k += 1
@@ -813,6 +830,8 @@ class Searcher:
         prune_ok = not in_check and not pvnode and depth <= 3 and not self.exhaustive
         fut = prune_ok and depth <= 2 and static + FUTILITY_MARGIN[depth] <= alpha
         lmp = LMP_COUNT[depth] if prune_ok else 1000
+        if not improving:
+            lmp -= lmp // 3
         k = start
         while k < end:
             # selection: bring the best remaining move to k
@@ -832,6 +851,8 @@ class Searcher:
                 ms[k] = bs
             k += 1
             quiet = not b[(m >> 7) & 127] and not (m >> 14) & 7 and (m >> 17) != 2
+            if bs < _KILLER2 and bs >= _BAD_CAPTURE and prune_ok and legal and depth <= 2 and best > -MATE_BOUND:
+                continue  # a capture that loses material by SEE, near the leaves
             if quiet:
                 # futility / late-move pruning before making the move (quiet checks at these
                 # depths are left to the next iteration). Moves come best first, so every
@@ -858,6 +879,8 @@ class Searcher:
                         r += 1
                     if pvnode or bs >= _KILLER2:
                         r -= 1
+                    elif bs < 0:
+                        r += 1  # a move that failed here before
                     if new_depth - r < 1:
                         r = new_depth - 1 if new_depth > 1 else 0
                 s = -self._search(-alpha - 1, -alpha, new_depth - r, ply + 1, chk, True)
@@ -891,13 +914,24 @@ class Searcher:
                             if m != k1:
                                 kil[2 * ply + 1] = k1
                                 kil[2 * ply] = m
+                            # history with gravity: the cutting move gains, every quiet move
+                            # tried before it here loses the same; v * bonus // HISTORY_MAX
+                            # keeps each cell within +-HISTORY_MAX without rescaling the table
+                            bonus = depth * depth
+                            if bonus > _HISTORY_BONUS_MAX:
+                                bonus = _HISTORY_BONUS_MAX
                             hi_ = PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)
-                            v = hist[hi_] + depth * depth
-                            if v > HISTORY_MAX:
-                                for j in range(TABLE_SIZE):
-                                    hist[j] >>= 1
-                                v >>= 1
-                            hist[hi_] = v
+                            v = hist[hi_]
+                            hist[hi_] = v + bonus - v * bonus // HISTORY_MAX
+                            j = start
+                            k -= 1
+                            while j < k:
+                                q = moves[j]
+                                if not b[(q >> 7) & 127] and not (q >> 14) & 7 and (q >> 17) != 2:
+                                    hi_ = PIECE_BASE[b[q & 127]] + ((q >> 7) & 127)
+                                    v = hist[hi_]
+                                    hist[hi_] = v - bonus - v * bonus // HISTORY_MAX
+                                j += 1
                         break
         self.sp = start
         if not legal:
@@ -931,6 +965,24 @@ class Searcher:
         start = self.sp
         if start + 256 > self.move_stack:
             return self._static()
+        # the transposition table: any stored search (depth >= 1) sees more than captures do
+        tt = self.tt
+        slot = pos.hash_lo & tt.mask
+        keys = tt.keys
+        hi = pos.hash_hi
+        if keys[slot] != hi:
+            slot += 1
+            if keys[slot] != hi:
+                slot = -1
+        if slot >= 0:
+            s = tt.scores[slot]
+            if s >= MATE_BOUND:
+                s -= ply
+            elif s <= -MATE_BOUND:
+                s += ply
+            bound = (tt.data[slot] >> 19) & 3
+            if bound == _EXACT or (bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha):
+                return s
         moves = self.moves
         ms = self.mscore
         b = pos.board

@@ -32,6 +32,8 @@ BACKWARD_EG = const(6)
 PASSED_MG = (0, 2, 5, 10, 20, 35, 55, 0)
 PASSED_EG = (0, 8, 12, 20, 35, 60, 95, 0)
 PASSED_PROTECTED_EG = const(15)  # per rank step of a passer guarded by a pawn
+PAWN_THREAT_MG = const(40)  # per enemy piece (not a pawn or king) a pawn attacks
+PAWN_THREAT_EG = const(30)
 PASSED_BLOCKED_DIV = const(2)  # passer blocked by any piece: bonus divided by this
 # x (enemy king distance - own king distance) to the stop square, by rank
 PASSED_KING_DIST = (0, 0, 1, 2, 4, 6, 8, 0)
@@ -71,8 +73,9 @@ NULL_MIN_DEPTH = const(2)
 NULL_R = const(2)  # +1 from depth 7 on
 RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
 RFP_MARGIN = const(110)  # per depth
+RAZOR_MARGIN = const(300)  # per depth (1-2): static + this <= alpha drops into quiescence
 FUTILITY_MARGIN = (0, 130, 260)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
-LMP_COUNT = (0, 8, 14, 22)  # late quiet moves skipped at depth 1-3 beyond this many
+LMP_COUNT = (0, 5, 9, 14)  # late quiet moves skipped at depth 1-3 beyond this many
 LMR_MIN_DEPTH = const(3)
 LMR_FIRST = const(3)  # moves searched before reductions start
 DELTA_MARGIN = const(200)
