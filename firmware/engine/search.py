@@ -78,6 +78,7 @@ _EXACT = const(3)
 _LOWER = const(2)
 _UPPER = const(1)
 _ECACHE_MAX = const(4096)
+_NO_CUTOFF = const(-32768)  # _tt_cutoff: the table does not settle the window
 _HISTORY_BONUS_MAX = const(400)  # a cutoff's history bonus: depth squared, at most this
 
 
@@ -739,17 +740,16 @@ class Searcher:
                 bound = (d >> 19) & 3
                 if bound == _EXACT or (bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha):
                     return s
-        evals = self.evals
         improving = 1
         if in_check:
             depth += 1
             static = -_INF
-            evals[ply] = -_INF
+            self.evals[ply] = -_INF
         else:
             static = self._static()
-            evals[ply] = static
+            self.evals[ply] = static
             # improving: better than two plies ago (our last turn); prune less when so
-            if ply >= 2 and static <= evals[ply - 2]:
+            if ply >= 2 and static <= self.evals[ply - 2]:
                 improving = 0
             if not pvnode and not self.exhaustive:
                 # reverse futility pruning: far above beta with little depth left
@@ -917,20 +917,21 @@ class Searcher:
                             # history with gravity: the cutting move gains, every quiet move
                             # tried before it here loses the same; v * bonus // HISTORY_MAX
                             # keeps each cell within +-HISTORY_MAX without rescaling the table
-                            bonus = depth * depth
-                            if bonus > _HISTORY_BONUS_MAX:
-                                bonus = _HISTORY_BONUS_MAX
+                            # (r is the bonus, victim a move: names reused, see _tt_cutoff)
+                            r = depth * depth
+                            if r > _HISTORY_BONUS_MAX:
+                                r = _HISTORY_BONUS_MAX
                             hi_ = PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)
                             v = hist[hi_]
-                            hist[hi_] = v + bonus - v * bonus // HISTORY_MAX
+                            hist[hi_] = v + r - v * r // HISTORY_MAX
                             j = start
                             k -= 1
                             while j < k:
-                                q = moves[j]
-                                if not b[(q >> 7) & 127] and not (q >> 14) & 7 and (q >> 17) != 2:
-                                    hi_ = PIECE_BASE[b[q & 127]] + ((q >> 7) & 127)
+                                victim = moves[j]
+                                if not b[(victim >> 7) & 127] and not (victim >> 14) & 7 and (victim >> 17) != 2:
+                                    hi_ = PIECE_BASE[b[victim & 127]] + ((victim >> 7) & 127)
                                     v = hist[hi_]
-                                    hist[hi_] = v - bonus - v * bonus // HISTORY_MAX
+                                    hist[hi_] = v - r - v * r // HISTORY_MAX
                                 j += 1
                         break
         self.sp = start
@@ -951,6 +952,30 @@ class Searcher:
         return best
 
     # ---- quiescence ---------------------------------------------------------------------
+    def _tt_cutoff(self, alpha, beta, ply):
+        """The stored score when the table's entry for this position settles the window at
+        any depth, else _NO_CUTOFF. A method of its own, not inlined: on the chips a function
+        with many locals takes its frame from the heap, and _qsearch's frame is held once per
+        ply of the line, so its locals are kept few."""
+        pos = self.pos
+        tt = self.tt
+        slot = pos.hash_lo & tt.mask
+        keys = tt.keys
+        hi = pos.hash_hi
+        if keys[slot] != hi:
+            slot += 1
+            if keys[slot] != hi:
+                return _NO_CUTOFF
+        s = tt.scores[slot]
+        if s >= MATE_BOUND:
+            s -= ply
+        elif s <= -MATE_BOUND:
+            s += ply
+        bound = (tt.data[slot] >> 19) & 3
+        if bound == _EXACT or (bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha):
+            return s
+        return _NO_CUTOFF
+
     def _qsearch(self, alpha, beta, ply, in_check):
         self.nodes += 1
         if self.nodes >= self.next_check:
@@ -966,23 +991,9 @@ class Searcher:
         if start + 256 > self.move_stack:
             return self._static()
         # the transposition table: any stored search (depth >= 1) sees more than captures do
-        tt = self.tt
-        slot = pos.hash_lo & tt.mask
-        keys = tt.keys
-        hi = pos.hash_hi
-        if keys[slot] != hi:
-            slot += 1
-            if keys[slot] != hi:
-                slot = -1
-        if slot >= 0:
-            s = tt.scores[slot]
-            if s >= MATE_BOUND:
-                s -= ply
-            elif s <= -MATE_BOUND:
-                s += ply
-            bound = (tt.data[slot] >> 19) & 3
-            if bound == _EXACT or (bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha):
-                return s
+        s = self._tt_cutoff(alpha, beta, ply)
+        if s != _NO_CUTOFF:
+            return s
         moves = self.moves
         ms = self.mscore
         b = pos.board
