@@ -39,25 +39,32 @@ def export_revision(revision, folder):
     subprocess.run(["tar", "-x", "-C", folder], input=archive.stdout, check=True)
 
 
-def book_openings(plies):
-    """Distinct FENs `plies` plies into the lines of tools/book_data/*.tsv (their order kept)."""
+def book_lines():
+    """The main lines of tools/book_data/*.tsv as lists of python-chess moves (their order kept)."""
     import io
 
     import chess.pgn
 
-    fens = []
+    lines = []
     for name in ("lines.tsv", "engine_lines.tsv"):
         with open(os.path.join(ROOT, "tools", "book_data", name)) as f:
             for line in f:
                 cols = line.rstrip("\n").split("\t")
                 if line.startswith("#") or len(cols) < 3 or cols[0] == "weight":
                     continue
-                game = chess.pgn.read_game(io.StringIO(cols[-1]))
-                board = game.board()
-                for move in list(game.mainline_moves())[:plies]:
-                    board.push(move)
-                if board.ply() == plies and board.fen() not in fens:
-                    fens.append(board.fen())
+                lines.append(list(chess.pgn.read_game(io.StringIO(cols[-1])).mainline_moves()))
+    return lines
+
+
+def book_openings(plies):
+    """Distinct FENs `plies` plies into the lines of tools/book_data/*.tsv (their order kept)."""
+    fens = []
+    for moves in book_lines():
+        board = chess.Board()
+        for move in moves[:plies]:
+            board.push(move)
+        if board.ply() == plies and board.fen() not in fens:
+            fens.append(board.fen())
     return fens
 
 

@@ -52,7 +52,6 @@ bonus between the 4th and the 6th rank (tests/test_eval.py's passed-pawn test) f
 of 0.0003 in the held-out loss.
 """
 import argparse
-import io
 import json
 import math
 import os
@@ -87,18 +86,9 @@ SCALARS = (
 
 # ---- 1. positions ----------------------------------------------------------------------------
 def book_lines():
-    import chess.pgn
+    from bench.selfplay import book_lines as lines
 
-    lines = []
-    for name in ("lines.tsv", "engine_lines.tsv"):
-        with open(os.path.join(ROOT, "tools", "book_data", name)) as f:
-            for line in f:
-                cols = line.rstrip("\n").split("\t")
-                if line.startswith("#") or len(cols) < 3 or cols[0] == "weight":
-                    continue
-                game = chess.pgn.read_game(io.StringIO(cols[-1]))
-                lines.append(list(game.mainline_moves()))
-    return lines
+    return lines()
 
 
 def _phase_and_pawns(board):
