@@ -44,6 +44,7 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     LMP_COUNT,
     LMR_FIRST,
     LMR_MIN_DEPTH,
+    NULL_EXTRA_MARGIN,
     NULL_MIN_DEPTH,
     NULL_R,
     RAZOR_MARGIN,
@@ -767,7 +768,7 @@ class Searcher:
                 pieces = c[stm | 4] or c[stm | 5] or c[stm | 2] + c[stm | 3] >= 2
                 if null_ok and depth >= NULL_MIN_DEPTH and static >= beta and pieces:
                     r = NULL_R + depth // 6
-                    if static - beta >= 200:
+                    if static - beta >= NULL_EXTRA_MARGIN:
                         r += 1  # far above beta: a shallower look is enough
                     pos.make_null()
                     # no repetition reaches back across a null move (unmake restores the clock)
@@ -957,15 +958,10 @@ class Searcher:
         any depth, else _NO_CUTOFF. A method of its own, not inlined: on the chips a function
         with many locals takes its frame from the heap, and _qsearch's frame is held once per
         ply of the line, so its locals are kept few."""
-        pos = self.pos
         tt = self.tt
-        slot = pos.hash_lo & tt.mask
-        keys = tt.keys
-        hi = pos.hash_hi
-        if keys[slot] != hi:
-            slot += 1
-            if keys[slot] != hi:
-                return _NO_CUTOFF
+        slot = tt.probe(self.pos.hash_lo, self.pos.hash_hi)
+        if slot < 0:
+            return _NO_CUTOFF
         s = tt.scores[slot]
         if s >= MATE_BOUND:
             s -= ply

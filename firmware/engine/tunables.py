@@ -70,7 +70,8 @@ MOPUP_CLOSE = const(8)  # x (14 - Manhattan distance between kings)
 # ---- search ---------------------------------------------------------------------------------
 ASPIRATION = const(35)  # first window half-width from depth 4 on; widens x4 on each fail
 NULL_MIN_DEPTH = const(2)
-NULL_R = const(2)  # +1 from depth 7 on
+NULL_R = const(2)  # + depth // 6
+NULL_EXTRA_MARGIN = const(200)  # one more ply of null-move reduction this far above beta
 RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
 RFP_MARGIN = const(110)  # per depth
 RAZOR_MARGIN = const(300)  # per depth (1-2): static + this <= alpha drops into quiescence
