@@ -21,7 +21,7 @@ mpremote and runs a fixed measurement on it:
 The same search runs here under CPython first: its node count must equal the Pico's (the
 machine code must not change what is searched), else the variant is reported as WRONG.
 
-Groups (function names per group in GROUPS): attack, movegen, make (position = the three),
+Groups (function names per group in GROUPS): attack, legal, movegen, make (position = the four),
 evaluate, qsearch, search (the main node and its helpers), see, tt. A variant is `all`,
 `none`, or group names joined by '+'.
 
@@ -44,16 +44,17 @@ sys.path.insert(0, ROOT)
 from tools import flash  # noqa: E402
 
 GROUPS = {
-    "attack": ("attacked", "in_check", "make_legal"),
-    "movegen": ("gen_moves", "gen_captures", "_gen_pawn"),
+    "attack": ("attacked",),
+    "legal": ("in_check", "make_legal"),
+    "movegen": ("_generate",),
     "make": ("make", "unmake", "make_null"),
-    "evaluate": ("evaluate", "_any_rank", "_piece_value"),
+    "evaluate": ("_terms",),
     "qsearch": ("_qsearch", "_static", "_hopeless"),
     "search": ("_search", "_check", "_filter_evasions"),
     "see": ("see", "least_attacker"),
     "tt": ("probe", "store"),
 }
-GROUPS["position"] = GROUPS["attack"] + GROUPS["movegen"] + GROUPS["make"]
+GROUPS["position"] = GROUPS["attack"] + GROUPS["legal"] + GROUPS["movegen"] + GROUPS["make"]
 MODULES = ("firmware.engine.constants", "firmware.engine.tunables", "firmware.engine.zobrist",
            "firmware.engine.position", "firmware.engine.rules", "firmware.engine.fen", "firmware.engine.notation",
            "firmware.engine.evaluate", "firmware.engine.endgame", "firmware.engine.see", "firmware.engine.tt",

@@ -14,7 +14,9 @@ and never branches on the interpreter itself.
   code for the board's CPU (about twice the speed of bytecode; `make flash` passes the
   board's `-march` to mpy-cross); the name itself is never looked up there. On CPython it is a
   stand-in whose `native` and `viper` return the function unchanged; `ptr8(buf)`, viper's
-  raw byte pointer (a compile-time cast inside viper code), is the buffer itself there.
+  raw byte pointer (a compile-time cast inside viper code), is the buffer itself there, and
+  so are `ptr16` and `ptr32` (over an `array("H")` or `array("i")`: the element types viper
+  reads them as).
 - `stack_use()`: bytes of C stack in use (MicroPython; on a board, counted from the top of
   the stack); 0 on CPython.
 - `heap_figures()`: (free, largest free block, used) bytes of the heap after a collection;
@@ -35,6 +37,8 @@ if IS_MICROPYTHON:
         never calls this; a build without machine code (tools.flash --bytecode drops the
         decorators) runs the same function as bytecode, where this is the buffer itself."""
         return buffer
+
+    ptr16 = ptr32 = ptr8  # the same for 16- and 32-bit pointers (over array("H") / array("i"))
 else:  # CPython (a `micropython` stub module may be installed there: do not import it)
 
     def const(value):
@@ -61,6 +65,8 @@ else:  # CPython (a `micropython` stub module may be installed there: do not imp
     def ptr8(buffer):
         """CPython's stand-in for viper's byte pointer: the buffer itself (indexable the same)."""
         return buffer
+
+    ptr16 = ptr32 = ptr8
 
 
 if IS_MICROPYTHON:

@@ -110,12 +110,14 @@ def test_a_pawn_attacking_a_piece_is_a_threat_for_either_colour():
     import firmware.engine.evaluate as E
 
     def without_threats(fen_text):
-        saved = E.PAWN_THREAT_MG, E.PAWN_THREAT_EG
-        E.PAWN_THREAT_MG = E.PAWN_THREAT_EG = 0
+        saved = T.PAWN_THREAT_MG, T.PAWN_THREAT_EG
+        T.PAWN_THREAT_MG = T.PAWN_THREAT_EG = 0
+        E.pack_terms()  # the evaluation reads its tunables from the packed array
         try:
             return ev(fen_text)
         finally:
-            E.PAWN_THREAT_MG, E.PAWN_THREAT_EG = saved
+            T.PAWN_THREAT_MG, T.PAWN_THREAT_EG = saved
+            E.pack_terms()
 
     # (FEN, threats counted for White minus those for Black)
     cases = (
@@ -130,7 +132,7 @@ def test_a_pawn_attacking_a_piece_is_a_threat_for_either_colour():
         position = Position(fen_text)
         c = position.counts
         phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
-        expected = hits * (E.PAWN_THREAT_MG * phase + E.PAWN_THREAT_EG * (24 - phase)) // 24
+        expected = hits * (T.PAWN_THREAT_MG * phase + T.PAWN_THREAT_EG * (24 - phase)) // 24
         if position.stm:
             expected = -expected
         diff = ev(fen_text) - without_threats(fen_text)

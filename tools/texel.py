@@ -172,21 +172,26 @@ def cmd_gen(args):
 
 # ---- 2. features -----------------------------------------------------------------------------
 def _get(name, index):
-    from firmware.engine import evaluate as E
+    from firmware.engine import tunables as T
 
-    v = getattr(E, name)
+    v = getattr(T, name)
     return v if index is None else v[index]
 
 
 def _set(name, index, value):
+    """Set a tunable where evaluate() reads it: tunables.py's module (packed into the
+    evaluation's array by pack_terms), and evaluate's own global for the few it imports."""
     from firmware.engine import evaluate as E
+    from firmware.engine import tunables as T
 
-    if index is None:
-        setattr(E, name, value)
-    else:
-        t = list(getattr(E, name))
+    if index is not None:
+        t = list(getattr(T, name))
         t[index] = value
-        setattr(E, name, tuple(t))
+        value = tuple(t)
+    setattr(T, name, value)
+    if hasattr(E, name):
+        setattr(E, name, value)
+    E.pack_terms()
 
 
 def cmd_features(args):
@@ -417,7 +422,8 @@ def cmd_write(args):
     text = open(path).read()
     values = {}
     for name, index, x in fit["scalars"]:
-        values.setdefault(name, {})[index] = x
+        # the terms are magnitudes (evaluate.py gives the sign; evaluate.pack_terms refuses < 0)
+        values.setdefault(name, {})[index] = max(0, x)
     from firmware.engine import tunables as T
 
     for name, by_index in values.items():

@@ -25,54 +25,90 @@ when a pawn stands on rank r), so each pawn term is a few shifts. Scratch buffer
 module-level and preallocated by init(): evaluate() allocates nothing. Scores are small ints
 within +-(KNOWN_WIN + 8000), far from the search's mate scores.
 """
-from firmware.compat import const
+from array import array
+
+from firmware.compat import const, micropython, ptr8, ptr16, ptr32
 from firmware.engine import endgame
-from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
-    BACKWARD_EG,
-    BACKWARD_MG,
-    BISHOP_MOBILITY,
-    BISHOP_PAIR_EG,
-    BISHOP_PAIR_MG,
-    DOUBLED_EG,
-    DOUBLED_MG,
-    ISOLATED_EG,
-    ISOLATED_MG,
-    KING_ATTACK_PENALTY,
-    KING_ATTACK_UNITS,
-    KING_OPEN_FILE,
-    KNIGHT_MOBILITY,
-    MOBILITY_BASE_B,
-    MOBILITY_BASE_N,
-    MOBILITY_BASE_R,
-    NO_PAWN_DRAW_DIV,
-    PASSED_BLOCKED_DIV,
-    PASSED_EG,
-    PASSED_KING_DIST,
-    PASSED_MG,
-    PASSED_PROTECTED_EG,
-    PAWN_THREAT_EG,
-    PAWN_THREAT_MG,
-    ROOK_HALF_OPEN_EG,
-    ROOK_HALF_OPEN_MG,
-    ROOK_MOBILITY_EG,
-    ROOK_MOBILITY_MG,
-    ROOK_OPEN_EG,
-    ROOK_OPEN_MG,
-    ROOK_SEVENTH_EG,
-    ROOK_SEVENTH_MG,
-    SHIELD_MISSING,
-    TEMPO,
-    UNSTOPPABLE,
-)
+from firmware.engine.tunables import NO_PAWN_DRAW_DIV, TEMPO
 from firmware.engine.position import set_piece_square_tables
-from firmware.engine.constants import SQUARES
 
 _PHASE_TOTAL = const(24)
 _NONE = const(32767)  # endgame.special(): "no special knowledge, evaluate normally"
 
-# Per-file pawn rank masks, index file + 1 (0 and 9 stay empty so f-1 and f+1 always exist).
-_WPM = bytearray(10)
-_BPM = bytearray(10)
+# The tunables _terms() reads, packed into one array of unsigned 16-bit numbers (all are >= 0)
+# by pack_terms(): viper code reads an array element as a machine integer, where a module
+# global would be a dictionary lookup and an object. Offsets of the tables, then the scalars.
+_T_PASSED_MG = const(0)  # 8 entries, by rank
+_T_PASSED_EG = const(8)
+_T_PASSED_KING_DIST = const(16)
+_T_KING_ATTACK_UNITS = const(24)  # 7 entries, by kind
+_T_KING_ATTACK_PENALTY = const(31)  # 17 entries, by units
+_T_BISHOP_PAIR_MG = const(48)
+_T_BISHOP_PAIR_EG = const(49)
+_T_DOUBLED_MG = const(50)
+_T_DOUBLED_EG = const(51)
+_T_ISOLATED_MG = const(52)
+_T_ISOLATED_EG = const(53)
+_T_BACKWARD_MG = const(54)
+_T_BACKWARD_EG = const(55)
+_T_PASSED_PROTECTED_EG = const(56)
+_T_PASSED_BLOCKED_DIV = const(57)
+_T_PAWN_THREAT_MG = const(58)
+_T_PAWN_THREAT_EG = const(59)
+_T_UNSTOPPABLE = const(60)
+_T_ROOK_OPEN_MG = const(61)
+_T_ROOK_OPEN_EG = const(62)
+_T_ROOK_HALF_OPEN_MG = const(63)
+_T_ROOK_HALF_OPEN_EG = const(64)
+_T_ROOK_SEVENTH_MG = const(65)
+_T_ROOK_SEVENTH_EG = const(66)
+_T_KNIGHT_MOBILITY = const(67)
+_T_MOBILITY_BASE_N = const(68)
+_T_BISHOP_MOBILITY = const(69)
+_T_MOBILITY_BASE_B = const(70)
+_T_ROOK_MOBILITY_MG = const(71)
+_T_ROOK_MOBILITY_EG = const(72)
+_T_MOBILITY_BASE_R = const(73)
+_T_SHIELD_MISSING = const(74)
+_T_KING_OPEN_FILE = const(75)
+_T_SIZE = const(76)
+_TERMS = array("H", bytes(2 * _T_SIZE))
+# _terms()'s in/out cells: side to move and phase in, (mg, eg) out.
+_IO = array("i", (0, 0))
+# Mobility steps as unsigned bytes (256 + d for negative d): knight 0..7, bishop 8..11, rook 12..15.
+_MOBILITY_STEPS = bytearray(d & 255 for d in (33, 31, 18, 14, -14, -18, -31, -33, 17, 15, -15, -17, 16, 1, -1, -16))
+
+
+def pack_terms():
+    """Copy the evaluation's tunables from tunables.py into _TERMS (a tuner sets them there,
+    then calls this). They are magnitudes (evaluate.py gives each its sign): a value outside
+    0..65535 is refused."""
+    from firmware.engine import tunables as T
+
+    scalars = (T.BISHOP_PAIR_MG, T.BISHOP_PAIR_EG, T.DOUBLED_MG, T.DOUBLED_EG, T.ISOLATED_MG, T.ISOLATED_EG,
+               T.BACKWARD_MG, T.BACKWARD_EG, T.PASSED_PROTECTED_EG, T.PASSED_BLOCKED_DIV, T.PAWN_THREAT_MG,
+               T.PAWN_THREAT_EG, T.UNSTOPPABLE, T.ROOK_OPEN_MG, T.ROOK_OPEN_EG, T.ROOK_HALF_OPEN_MG,
+               T.ROOK_HALF_OPEN_EG, T.ROOK_SEVENTH_MG, T.ROOK_SEVENTH_EG, T.KNIGHT_MOBILITY, T.MOBILITY_BASE_N,
+               T.BISHOP_MOBILITY, T.MOBILITY_BASE_B, T.ROOK_MOBILITY_MG, T.ROOK_MOBILITY_EG, T.MOBILITY_BASE_R,
+               T.SHIELD_MISSING, T.KING_OPEN_FILE)
+    for offset, values in ((_T_PASSED_MG, T.PASSED_MG), (_T_PASSED_EG, T.PASSED_EG),
+                           (_T_PASSED_KING_DIST, T.PASSED_KING_DIST), (_T_KING_ATTACK_UNITS, T.KING_ATTACK_UNITS),
+                           (_T_KING_ATTACK_PENALTY, T.KING_ATTACK_PENALTY), (_T_BISHOP_PAIR_MG, scalars)):
+        for i, value in enumerate(values):
+            if not 0 <= value <= 65535:
+                raise ValueError("tunables.py: the evaluation's terms are 0..65535, got %r" % value)
+            _TERMS[offset + i] = value
+
+
+pack_terms()
+
+# Per-file pawn rank masks, index file + 1 (0 and 9 stay empty so f-1 and f+1 always exist):
+# White's pawns (bit r set when one stands on rank r), Black's from _M_BLACK, and both again
+# mirrored (bit 7 - r) from _M_MIRRORED, so Black's pawns read like White's from Black's side.
+_M_BLACK = const(10)
+_M_MIRRORED = const(20)
+_M_SIZE = const(40)
+_PAWN_MASKS = bytearray(_M_SIZE)
 # Occupied squares found by the scan (at most 32).
 _OCC = bytearray(32)
 # Chebyshev distance between two 0x88 squares, by `a - b + 119`.
@@ -132,247 +168,12 @@ def evaluate(position):
         s = endgame.special(position)
         if s != _NONE:
             return s if position.stm == 0 else -s
-    mg = position.score_mg
-    eg = position.score_eg
-    if c[3] >= 2:
-        mg += BISHOP_PAIR_MG
-        eg += BISHOP_PAIR_EG
-    if c[11] >= 2:
-        mg -= BISHOP_PAIR_MG
-        eg -= BISHOP_PAIR_EG
-
-    b = position.board
-    wpm = _WPM
-    bpm = _BPM
-    occ = _OCC
-    dist = DIST
-    n = 0
-    for sq in SQUARES:
-        p = b[sq]
-        if p:
-            occ[n] = sq
-            n += 1
-            if p == 1:
-                wpm[(sq & 7) + 1] |= 1 << (sq >> 4)
-            elif p == 9:
-                bpm[(sq & 7) + 1] |= 1 << (sq >> 4)
-    wk = position.kings[0]
-    bk = position.kings[8]
-    w_units = 0  # attack units against the white king
-    b_units = 0
-    w_pieces = c[2] + c[3] + c[4] + c[5]
-    b_pieces = c[10] + c[11] + c[12] + c[13]
-    i = 0
-    while i < n:
-        sq = occ[i]
-        i += 1
-        p = b[sq]
-        kind = p & 7
-        f = sq & 7
-        r = sq >> 4
-        if kind == 1:
-            fi = f + 1
-            # threats: an enemy knight, bishop, rook or queen on a square this pawn attacks
-            # (b[t] ^ p ^ 9 turns the enemy's piece codes into 2..5 for either colour)
-            t = sq + 15 if p == 1 else sq - 17
-            if not t & 0x88 and 1 < b[t] ^ p ^ 9 < 6:
-                mg += PAWN_THREAT_MG if p == 1 else -PAWN_THREAT_MG
-                eg += PAWN_THREAT_EG if p == 1 else -PAWN_THREAT_EG
-            t += 2
-            if not t & 0x88 and 1 < b[t] ^ p ^ 9 < 6:
-                mg += PAWN_THREAT_MG if p == 1 else -PAWN_THREAT_MG
-                eg += PAWN_THREAT_EG if p == 1 else -PAWN_THREAT_EG
-            if p == 1:  # white pawn
-                if wpm[fi] >> (r + 1):
-                    mg -= DOUBLED_MG
-                    eg -= DOUBLED_EG
-                elif not ((bpm[fi - 1] | bpm[fi] | bpm[fi + 1]) >> (r + 1)):
-                    stop = sq + 16
-                    bm = PASSED_MG[r]
-                    be = PASSED_EG[r]
-                    if b[stop]:
-                        bm //= PASSED_BLOCKED_DIV
-                        be //= PASSED_BLOCKED_DIV
-                    if (not (sq - 15) & 0x88 and b[sq - 15] == 1) or (not (sq - 17) & 0x88 and b[sq - 17] == 1):
-                        be += PASSED_PROTECTED_EG * r // 2
-                    be += (dist[stop - bk + 119] - dist[stop - wk + 119]) * PASSED_KING_DIST[r]
-                    if not b_pieces:
-                        moves = 7 - r - (r == 1)
-                        kd = dist[(112 | f) - bk + 119] - (position.stm == 8)
-                        if kd > moves:
-                            be += UNSTOPPABLE
-                    mg += bm
-                    eg += be
-                adj = wpm[fi - 1] | wpm[fi + 1]
-                if not adj:
-                    mg -= ISOLATED_MG
-                    eg -= ISOLATED_EG
-                elif not (adj & ((2 << r) - 1)) and (bpm[fi - 1] | bpm[fi + 1]) & (1 << (r + 2)):
-                    mg -= BACKWARD_MG
-                    eg -= BACKWARD_EG
-            else:  # black pawn
-                if bpm[fi] & ((1 << r) - 1):
-                    mg += DOUBLED_MG
-                    eg += DOUBLED_EG
-                elif not ((wpm[fi - 1] | wpm[fi] | wpm[fi + 1]) & ((1 << r) - 1)):
-                    stop = sq - 16
-                    rr = 7 - r
-                    bm = PASSED_MG[rr]
-                    be = PASSED_EG[rr]
-                    if b[stop]:
-                        bm //= PASSED_BLOCKED_DIV
-                        be //= PASSED_BLOCKED_DIV
-                    if (not (sq + 15) & 0x88 and b[sq + 15] == 9) or (not (sq + 17) & 0x88 and b[sq + 17] == 9):
-                        be += PASSED_PROTECTED_EG * rr // 2
-                    be += (dist[stop - wk + 119] - dist[stop - bk + 119]) * PASSED_KING_DIST[rr]
-                    if not w_pieces:
-                        moves = 7 - rr - (rr == 1)
-                        kd = dist[f - wk + 119] - (position.stm == 0)
-                        if kd > moves:
-                            be += UNSTOPPABLE
-                    mg -= bm
-                    eg -= be
-                adj = bpm[fi - 1] | bpm[fi + 1]
-                if not adj:
-                    mg += ISOLATED_MG
-                    eg += ISOLATED_EG
-                elif not (adj >> r) and r >= 2 and (wpm[fi - 1] | wpm[fi + 1]) & (1 << (r - 2)):
-                    mg += BACKWARD_MG
-                    eg += BACKWARD_EG
-        elif kind == 6:
-            continue
-        else:
-            white = p < 8
-            if white:
-                if dist[sq - bk + 119] <= 2:
-                    b_units += KING_ATTACK_UNITS[kind]
-                us = 0
-            else:
-                if dist[sq - wk + 119] <= 2:
-                    w_units += KING_ATTACK_UNITS[kind]
-                us = 8
-            if kind == 2:
-                mob = 0
-                for d in (33, 31, 18, 14, -14, -18, -31, -33):
-                    t = sq + d
-                    if not t & 0x88:
-                        q = b[t]
-                        if not q or (q & 8) != us:
-                            mob += 1
-                v = (mob - MOBILITY_BASE_N) * KNIGHT_MOBILITY
-                if white:
-                    mg += v
-                    eg += v
-                else:
-                    mg -= v
-                    eg -= v
-            elif kind == 3:
-                mob = 0
-                for d in (17, 15, -15, -17):
-                    t = sq + d
-                    while not t & 0x88:
-                        q = b[t]
-                        if q:
-                            if (q & 8) != us:
-                                mob += 1
-                            break
-                        mob += 1
-                        t += d
-                v = (mob - MOBILITY_BASE_B) * BISHOP_MOBILITY
-                if white:
-                    mg += v
-                    eg += v
-                else:
-                    mg -= v
-                    eg -= v
-            elif kind == 4:
-                mob = 0
-                for d in (16, 1, -1, -16):
-                    t = sq + d
-                    while not t & 0x88:
-                        q = b[t]
-                        if q:
-                            if (q & 8) != us:
-                                mob += 1
-                            break
-                        mob += 1
-                        t += d
-                vm = (mob - MOBILITY_BASE_R) * ROOK_MOBILITY_MG
-                ve = (mob - MOBILITY_BASE_R) * ROOK_MOBILITY_EG
-                fi = f + 1
-                if white:
-                    if not wpm[fi]:
-                        if not bpm[fi]:
-                            vm += ROOK_OPEN_MG
-                            ve += ROOK_OPEN_EG
-                        else:
-                            vm += ROOK_HALF_OPEN_MG
-                            ve += ROOK_HALF_OPEN_EG
-                    if r == 6 and (bk >> 4 == 7 or _any_rank(bpm, 6)):
-                        vm += ROOK_SEVENTH_MG
-                        ve += ROOK_SEVENTH_EG
-                    mg += vm
-                    eg += ve
-                else:
-                    if not bpm[fi]:
-                        if not wpm[fi]:
-                            vm += ROOK_OPEN_MG
-                            ve += ROOK_OPEN_EG
-                        else:
-                            vm += ROOK_HALF_OPEN_MG
-                            ve += ROOK_HALF_OPEN_EG
-                    if r == 1 and (wk >> 4 == 0 or _any_rank(wpm, 1)):
-                        vm += ROOK_SEVENTH_MG
-                        ve += ROOK_SEVENTH_EG
-                    mg -= vm
-                    eg -= ve
-
-    # King safety (middlegame only: the taper fades it out as pieces come off).
-    if phase > 6:
-        # Shelter (inlined: a call per king costs more than the loop on MicroPython): each
-        # file at the king without an own pawn one or two ranks ahead, more if it has none.
-        r = wk >> 4
-        if r <= 2:
-            shield = (2 << r) | (4 << r)
-            f = wk & 7
-            i = f if f > 0 else 1  # mask index = file + 1; the board edge has no file
-            last = f + 2 if f < 7 else 8
-            while i <= last:
-                m = wpm[i]
-                if not m:
-                    mg -= KING_OPEN_FILE + SHIELD_MISSING
-                elif not (m & shield):
-                    mg -= SHIELD_MISSING
-                i += 1
-        r = bk >> 4
-        if r >= 5:
-            shield = (1 << (r - 1)) | (1 << (r - 2))
-            f = bk & 7
-            i = f if f > 0 else 1
-            last = f + 2 if f < 7 else 8
-            while i <= last:
-                m = bpm[i]
-                if not m:
-                    mg += KING_OPEN_FILE + SHIELD_MISSING
-                elif not (m & shield):
-                    mg += SHIELD_MISSING
-                i += 1
-        if w_units:
-            if w_units > 16:
-                w_units = 16
-            pen = KING_ATTACK_PENALTY[w_units]
-            mg -= pen if c[13] else pen >> 1
-        if b_units:
-            if b_units > 16:
-                b_units = 16
-            pen = KING_ATTACK_PENALTY[b_units]
-            mg += pen if c[5] else pen >> 1
-
-    # Clear the pawn masks for the next call (cheaper than clearing all 20 bytes).
-    for f in range(10):
-        wpm[f] = 0
-        bpm[f] = 0
-
+    io = _IO
+    io[0] = position.stm
+    io[1] = phase
+    _terms(position.board, c, position.kings, io)
+    mg = position.score_mg + io[0]
+    eg = position.score_eg + io[1]
     score = mg * phase + eg * (_PHASE_TOTAL - phase)
     # divide rounding toward zero, so a colour-mirrored position scores exactly the negation
     score = score // _PHASE_TOTAL if score >= 0 else -((-score) // _PHASE_TOTAL)
@@ -387,12 +188,249 @@ def evaluate(position):
         return TEMPO - score
     return score + TEMPO
 
-def _any_rank(masks, rank):
-    bit = 1 << rank
-    for f in range(1, 9):
-        if masks[f] & bit:
-            return True
-    return False
+
+@micropython.viper
+def _terms(board, counts, kings, io) -> int:
+    """The terms beyond material and piece-square tables, White's view: reads the side to
+    move and the phase from io[0] and io[1], writes (mg, eg) to io[0] and io[1].
+
+    Viper, because as bytecode this is a third of a node's time on the chip: machine
+    integers, raw pointers into the board and into _TERMS (the tunables packed by
+    pack_terms()), no Python object per square. Each piece's terms are computed once from
+    its own side's view (ranks counted from its side, the pawn masks mirrored for Black) and
+    added or subtracted at the end: half the machine code of two colour branches, which
+    matters because a stock Pico loads machine code into its heap. The same function runs
+    unchanged as plain Python (CPython, bytecode builds) with the same result: no chained
+    comparisons, and the only divisions are of non-negative numbers."""
+    b = ptr8(board)
+    c = ptr8(counts)
+    v = ptr32(io)
+    t = ptr16(_TERMS)
+    masks = ptr8(_PAWN_MASKS)
+    dist = ptr8(DIST)
+    steps = ptr8(_MOBILITY_STEPS)
+    occ = ptr8(_OCC)
+    stm = int(v[0])
+    phase = int(v[1])
+    mg = 0
+    eg = 0
+    # One scan: the occupied squares, and each file's pawns as rank masks (see _PAWN_MASKS).
+    n = 0
+    sq = 0
+    while sq < 128:
+        if sq & 8:
+            sq += 8
+            continue
+        p = int(b[sq])
+        if p:
+            occ[n] = sq
+            n += 1
+            if p & 7 == 1:
+                i = (sq & 7) + 1 + (0 if p == 1 else _M_BLACK)
+                masks[i] |= 1 << (sq >> 4)
+                masks[i + _M_MIRRORED] |= 128 >> (sq >> 4)
+        sq += 1
+    # attack units near each king, by the colour of the king (0 white, 8 black)
+    units_w = 0
+    units_b = 0
+    i = 0
+    while i < n:
+        sq = int(occ[i])
+        i += 1
+        p = int(b[sq])
+        kind = p & 7
+        if kind == 6:
+            continue
+        f = sq & 7
+        fi = f + 1
+        if p < 8:  # the side's view: own/enemy masks, its ranks, its kings, forward
+            r = sq >> 4
+            own = 0
+            opp = _M_BLACK
+            king = int(ptr8(kings)[0])
+            enemy_king = int(ptr8(kings)[8])
+            fwd = 16
+        else:
+            r = 7 - (sq >> 4)
+            own = _M_BLACK + _M_MIRRORED
+            opp = _M_MIRRORED
+            king = int(ptr8(kings)[8])
+            enemy_king = int(ptr8(kings)[0])
+            fwd = -16
+        vm = 0
+        ve = 0
+        if kind == 1:
+            # threats: an enemy knight, bishop, rook or queen on a square this pawn attacks
+            # (b[s] ^ p ^ 9 turns the enemy's piece codes into 2..5 for either colour)
+            s = sq + fwd - 1
+            if not (s & 0x88):
+                e = int(b[s]) ^ p ^ 9
+                if e > 1 and e < 6:
+                    vm += int(t[_T_PAWN_THREAT_MG])
+                    ve += int(t[_T_PAWN_THREAT_EG])
+            s += 2
+            if not (s & 0x88):
+                e = int(b[s]) ^ p ^ 9
+                if e > 1 and e < 6:
+                    vm += int(t[_T_PAWN_THREAT_MG])
+                    ve += int(t[_T_PAWN_THREAT_EG])
+            if int(masks[own + fi]) >> (r + 1):  # an own pawn ahead on the file
+                vm -= int(t[_T_DOUBLED_MG])
+                ve -= int(t[_T_DOUBLED_EG])
+            elif not ((int(masks[opp + fi - 1]) | int(masks[opp + fi]) | int(masks[opp + fi + 1])) >> (r + 1)):
+                stop = sq + fwd  # passed
+                bm = int(t[_T_PASSED_MG + r])
+                be = int(t[_T_PASSED_EG + r])
+                if b[stop]:
+                    bm //= int(t[_T_PASSED_BLOCKED_DIV])
+                    be //= int(t[_T_PASSED_BLOCKED_DIV])
+                s = sq - fwd + 1
+                e = 0  # guarded by an own pawn
+                if not (s & 0x88) and int(b[s]) == p:
+                    e = 1
+                s -= 2
+                if not (s & 0x88) and int(b[s]) == p:
+                    e = 1
+                if e:
+                    be += int(t[_T_PASSED_PROTECTED_EG]) * r // 2
+                be += (int(dist[stop - enemy_king + 119]) - int(dist[stop - king + 119])) * int(t[_T_PASSED_KING_DIST + r])
+                e = (p & 8) ^ 8  # the enemy's colour
+                if not (int(c[e | 2]) + int(c[e | 3]) + int(c[e | 4]) + int(c[e | 5])):
+                    # the enemy has only pawns: won the race by the square rule?
+                    moves = 7 - r - (1 if r == 1 else 0)
+                    kd = int(dist[(112 if p < 8 else 0) + f - enemy_king + 119]) - (1 if stm != p & 8 else 0)
+                    if kd > moves:
+                        be += int(t[_T_UNSTOPPABLE])
+                vm += bm
+                ve += be
+            adj = int(masks[own + fi - 1]) | int(masks[own + fi + 1])
+            if not adj:
+                vm -= int(t[_T_ISOLATED_MG])
+                ve -= int(t[_T_ISOLATED_EG])
+            elif not (adj & ((2 << r) - 1)) and (int(masks[opp + fi - 1]) | int(masks[opp + fi + 1])) & (1 << (r + 2)):
+                vm -= int(t[_T_BACKWARD_MG])  # no own pawn beside or behind, an enemy pawn guards the stop
+                ve -= int(t[_T_BACKWARD_EG])
+        else:
+            if int(dist[sq - enemy_king + 119]) <= 2:
+                if p < 8:
+                    units_b += int(t[_T_KING_ATTACK_UNITS + kind])
+                else:
+                    units_w += int(t[_T_KING_ATTACK_UNITS + kind])
+            # mobility: squares reached that do not hold an own piece (steps from a byte
+            # table, > 127 meaning negative: knight 0..7, bishop 8..11, rook 12..15)
+            mob = 0
+            us = p & 8
+            if kind == 2:
+                j = 0
+                while j < 8:
+                    d = int(steps[j])
+                    if d > 127:
+                        d -= 256
+                    s = sq + d
+                    if not (s & 0x88):
+                        q = int(b[s])
+                        if not q or (q & 8) != us:
+                            mob += 1
+                    j += 1
+                vm = (mob - int(t[_T_MOBILITY_BASE_N])) * int(t[_T_KNIGHT_MOBILITY])
+                ve = vm
+            elif kind == 3 or kind == 4:
+                j = 8 if kind == 3 else 12
+                last = j + 4
+                while j < last:
+                    d = int(steps[j])
+                    if d > 127:
+                        d -= 256
+                    s = sq + d
+                    while not (s & 0x88):
+                        q = int(b[s])
+                        if q:
+                            if (q & 8) != us:
+                                mob += 1
+                            break
+                        mob += 1
+                        s += d
+                    j += 1
+                if kind == 3:
+                    vm = (mob - int(t[_T_MOBILITY_BASE_B])) * int(t[_T_BISHOP_MOBILITY])
+                    ve = vm
+                else:
+                    vm = (mob - int(t[_T_MOBILITY_BASE_R])) * int(t[_T_ROOK_MOBILITY_MG])
+                    ve = (mob - int(t[_T_MOBILITY_BASE_R])) * int(t[_T_ROOK_MOBILITY_EG])
+                    if not masks[own + fi]:
+                        if not masks[opp + fi]:
+                            vm += int(t[_T_ROOK_OPEN_MG])
+                            ve += int(t[_T_ROOK_OPEN_EG])
+                        else:
+                            vm += int(t[_T_ROOK_HALF_OPEN_MG])
+                            ve += int(t[_T_ROOK_HALF_OPEN_EG])
+                    if r == 6:  # on the 7th with the enemy king on the 8th or enemy pawns on the 7th
+                        e = 0
+                        if (enemy_king >> 4) == (7 if p < 8 else 0):
+                            e = 1
+                        j = 1
+                        while j < 9:
+                            if int(masks[opp + j]) & 64:
+                                e = 1
+                            j += 1
+                        if e:
+                            vm += int(t[_T_ROOK_SEVENTH_MG])
+                            ve += int(t[_T_ROOK_SEVENTH_EG])
+        if p < 8:
+            mg += vm
+            eg += ve
+        else:
+            mg -= vm
+            eg -= ve
+    if int(c[3]) >= 2:
+        mg += int(t[_T_BISHOP_PAIR_MG])
+        eg += int(t[_T_BISHOP_PAIR_EG])
+    if int(c[11]) >= 2:
+        mg -= int(t[_T_BISHOP_PAIR_MG])
+        eg -= int(t[_T_BISHOP_PAIR_EG])
+
+    # King safety (middlegame only: the taper fades it out as pieces come off): shelter, each
+    # file at the king without an own pawn one or two ranks ahead, more if it has none; and
+    # the attack units of enemy pieces near it (halved without the enemy queen).
+    if phase > 6:
+        colour = 0
+        while colour < 16:
+            king = int(ptr8(kings)[colour])
+            r = (king >> 4) if colour == 0 else 7 - (king >> 4)
+            vm = 0
+            if r <= 2:
+                shield = (2 << r) | (4 << r)
+                f = king & 7
+                i = (f if f > 0 else 1) + (0 if colour == 0 else _M_BLACK + _M_MIRRORED)
+                last = i + (2 if f > 0 else 1) - (1 if f == 7 else 0)
+                while i <= last:
+                    m = int(masks[i])
+                    if not m:
+                        vm += int(t[_T_KING_OPEN_FILE]) + int(t[_T_SHIELD_MISSING])
+                    elif not (m & shield):
+                        vm += int(t[_T_SHIELD_MISSING])
+                    i += 1
+            units = units_w if colour == 0 else units_b
+            if units:
+                if units > 16:
+                    units = 16
+                pen = int(t[_T_KING_ATTACK_PENALTY + units])
+                vm += pen if c[(colour ^ 8) | 5] else pen >> 1
+            if colour == 0:
+                mg -= vm
+            else:
+                mg += vm
+            colour += 8
+
+    # Clear the pawn masks for the next call.
+    i = 0
+    while i < _M_SIZE:
+        masks[i] = 0
+        i += 1
+    v[0] = mg
+    v[1] = eg
+    return 0
+
 
 def _piece_value(c, colour):
     return 320 * (c[colour | 2] + c[colour | 3]) + 500 * c[colour | 4] + 950 * c[colour | 5]

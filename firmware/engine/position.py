@@ -19,7 +19,7 @@ History capacity bounds the game length plus search depth (`capacity`, default 6
 """
 from array import array
 
-from firmware.compat import const, micropython, ptr8
+from firmware.compat import const, micropython, ptr8, ptr32
 from firmware.engine import zobrist
 from firmware.engine.constants import (
     BISHOP_STEPS,
@@ -91,6 +91,124 @@ def _material_tables():
 
 
 set_piece_square_tables(_material_tables(), _material_tables())
+
+
+_NOISY_ONLY = const(16)  # _generate(): captures and promotions only
+
+
+@micropython.viper
+def _generate(board, moves, start: int, packed: int) -> int:
+    """The move generator behind gen_moves and gen_captures (castling aside): writes the side
+    to move's pseudo-legal moves into moves[start:] and returns the end index. `packed`: the
+    side to move (0 or 8) | _NOISY_ONLY | en-passant square << 5.
+
+    Viper: machine integers and raw pointers into the board, the step table and the move
+    list. Generating runs at every node; as viper it is both faster and smaller than the
+    @micropython.native code it replaced (machine code loaded from .mpy lives in the heap on
+    a stock Pico). The order of the moves is part of the search's behaviour (node counts):
+    squares a1..h8, a pawn's pushes (promotions queen, knight, rook, bishop) then its captures
+    toward the a-file side first, a piece's steps in _ATTACK_STEPS order."""
+    b = ptr8(board)
+    m = ptr32(moves)
+    steps = ptr8(_ATTACK_STEPS)  # knight 0..7, king 8..15, rook 16..19, bishop 20..23
+    stm = packed & 8
+    noisy = packed & _NOISY_ONLY
+    ep = packed >> 5
+    them = stm ^ 8
+    if stm == 0:
+        fwd = 16
+        start_rank = 1
+        last_rank = 7
+    else:
+        fwd = -16
+        start_rank = 6
+        last_rank = 0
+    n = start
+    sq = 0
+    while sq < 120:
+        if sq & 8:
+            sq += 8
+            continue
+        p = int(b[sq])
+        if p == 0 or (p & 8) != stm:
+            sq += 1
+            continue
+        kind = p & 7
+        if kind == _PAWN:
+            to = sq + fwd
+            promoting = 0
+            if (to >> 4) == last_rank:
+                promoting = 1
+            if not b[to]:
+                if promoting:
+                    base = sq | to << 7
+                    m[n] = base | _QUEEN << 14
+                    m[n + 1] = base | _KNIGHT << 14
+                    m[n + 2] = base | _ROOK << 14
+                    m[n + 3] = base | _BISHOP << 14
+                    n += 4
+                elif not noisy:
+                    m[n] = sq | to << 7
+                    n += 1
+                    if (sq >> 4) == start_rank:
+                        to2 = to + fwd
+                        if not b[to2]:
+                            m[n] = sq | to2 << 7 | _DOUBLE << 17
+                            n += 1
+            to = sq + fwd - 1
+            while to <= sq + fwd + 1:
+                if not (to & 0x88):
+                    q = int(b[to])
+                    if q and (q & 8) == them:
+                        base = sq | to << 7
+                        if promoting:
+                            m[n] = base | _QUEEN << 14
+                            m[n + 1] = base | _KNIGHT << 14
+                            m[n + 2] = base | _ROOK << 14
+                            m[n + 3] = base | _BISHOP << 14
+                            n += 4
+                        else:
+                            m[n] = base
+                            n += 1
+                    elif to == ep and ep:
+                        m[n] = sq | to << 7 | _EP << 17
+                        n += 1
+                to += 2
+        else:
+            slide = 1
+            if kind == _KNIGHT:
+                j = 0
+                slide = 0
+            elif kind == _ROOK:
+                j = 16
+            elif kind == _BISHOP:
+                j = 20
+            else:  # king (one step) and queen (sliding) share the eight directions
+                j = 8
+                if kind == _KING:
+                    slide = 0
+            last = j + (4 if j >= 16 else 8)
+            while j < last:
+                d = int(steps[j])
+                if d > 127:
+                    d -= 256
+                to = sq + d
+                while not (to & 0x88):
+                    q = int(b[to])
+                    if q:
+                        if (q & 8) == them:
+                            m[n] = sq | to << 7
+                            n += 1
+                        break
+                    if not noisy:
+                        m[n] = sq | to << 7
+                        n += 1
+                    if not slide:
+                        break
+                    to += d
+                j += 1
+        sq += 1
+    return n
 
 
 class PositionFullError(ValueError):
@@ -259,147 +377,21 @@ class Position:
             i += 1
         return False
 
-    @micropython.native
     def in_check(self):
         """True when the side to move is in check."""
         return self.attacked(self.kings[self.stm], self.stm ^ 8)
 
     # ---- move generation ----------------------------------------------------------------
-    @micropython.native
     def gen_moves(self, moves, start):
         """Write every pseudo-legal move of the side to move into `moves[start:]`; return the
         end index. `moves` is caller-owned (array("i")) and must have room for 218 moves."""
-        b = self.board
-        stm = self.stm
-        them = stm ^ 8
-        n = start
-        for sq in SQUARES:
-            p = b[sq]
-            if not p or p & 8 != stm:
-                continue
-            kind = p & 7
-            if kind == _PAWN:
-                n = self._gen_pawn(sq, moves, n, False)
-            elif kind == _KNIGHT or kind == _KING:
-                steps = KNIGHT_STEPS if kind == _KNIGHT else KING_STEPS
-                for d in steps:
-                    to = sq + d
-                    if to & 0x88:
-                        continue
-                    q = b[to]
-                    if not q or q & 8 == them:
-                        moves[n] = sq | to << 7
-                        n += 1
-            else:
-                if kind == _BISHOP:
-                    steps = BISHOP_STEPS
-                elif kind == _ROOK:
-                    steps = ROOK_STEPS
-                else:
-                    steps = KING_STEPS
-                for d in steps:
-                    to = sq + d
-                    while not to & 0x88:
-                        q = b[to]
-                        if q:
-                            if q & 8 == them:
-                                moves[n] = sq | to << 7
-                                n += 1
-                            break
-                        moves[n] = sq | to << 7
-                        n += 1
-                        to += d
-        return self._gen_castling(moves, n)
+        n = _generate(self.board, moves, start, self.stm | self.ep << 5)
+        return self._gen_castling(moves, n) if self.castling else n
 
-    @micropython.native
     def gen_captures(self, moves, start):
         """Like gen_moves, but only captures (en passant included) and promotions: the moves a
-        quiescence search looks at. Kept separate from gen_moves so neither hot loop tests a
-        mode flag per target square."""
-        b = self.board
-        stm = self.stm
-        them = stm ^ 8
-        n = start
-        for sq in SQUARES:
-            p = b[sq]
-            if not p or p & 8 != stm:
-                continue
-            kind = p & 7
-            if kind == _PAWN:
-                n = self._gen_pawn(sq, moves, n, True)
-            elif kind == _KNIGHT or kind == _KING:
-                steps = KNIGHT_STEPS if kind == _KNIGHT else KING_STEPS
-                for d in steps:
-                    to = sq + d
-                    if not to & 0x88:
-                        q = b[to]
-                        if q and q & 8 == them:
-                            moves[n] = sq | to << 7
-                            n += 1
-            else:
-                if kind == _BISHOP:
-                    steps = BISHOP_STEPS
-                elif kind == _ROOK:
-                    steps = ROOK_STEPS
-                else:
-                    steps = KING_STEPS
-                for d in steps:
-                    to = sq + d
-                    while not to & 0x88:
-                        q = b[to]
-                        if q:
-                            if q & 8 == them:
-                                moves[n] = sq | to << 7
-                                n += 1
-                            break
-                        to += d
-        return n
-
-    @micropython.native
-    def _gen_pawn(self, sq, moves, n, noisy_only):
-        b = self.board
-        if self.stm == _WHITE:
-            fwd = 16
-            start_rank = 1
-            last_rank = 7
-            them = _BLACK
-        else:
-            fwd = -16
-            start_rank = 6
-            last_rank = 0
-            them = _WHITE
-        to = sq + fwd
-        promoting = (to >> 4) == last_rank
-        if not b[to]:
-            if promoting:
-                for promo in (5, 2, 4, 3):  # queen first, then knight: likeliest first
-                    moves[n] = sq | to << 7 | promo << 14
-                    n += 1
-            elif not noisy_only:
-                moves[n] = sq | to << 7
-                n += 1
-                if (sq >> 4) == start_rank:
-                    to2 = to + fwd
-                    if not b[to2]:
-                        moves[n] = sq | to2 << 7 | _DOUBLE << 17
-                        n += 1
-        for side in (-1, 1):
-            to = sq + fwd + side
-            if to & 0x88:
-                continue
-            q = b[to]
-            if q and q & 8 == them:
-                if promoting:
-                    for promo in (5, 2, 4, 3):
-                        moves[n] = sq | to << 7 | promo << 14
-                        n += 1
-                else:
-                    moves[n] = sq | to << 7
-                    n += 1
-            elif to == self.ep and self.ep:
-                moves[n] = sq | to << 7 | _EP << 17
-                n += 1
-        return n
+        quiescence search looks at."""
+        return _generate(self.board, moves, start, self.stm | _NOISY_ONLY | self.ep << 5)
 
     def _gen_castling(self, moves, n):
         rights = self.castling
@@ -609,7 +601,6 @@ class Position:
         self.score_mg = mg
         self.score_eg = eg
 
-    @micropython.native
     def make_legal(self, move, in_check):
         """Make a pseudo-legal move if it is legal and return True; otherwise leave the position
         unchanged and return False. `in_check`: whether the side to move is in check now.
