@@ -59,9 +59,9 @@ _TINY_HEAP = const(65536)
 _TINY_MOVE_STACK = const(512)
 # The default table on a small heap: the Searcher's tables besides the transposition table
 # (8 bytes a move-stack cell, and history, PV and root moves: about 10 KB), and the bytes a
-# table slot costs with its share of the evaluation cache (10 + 6/4, rounded up).
+# table slot costs.
 _SEARCHER_FIXED = const(10240)
-_SLOT_COST = const(12)
+_SLOT_COST = const(10)
 # Heap the default table always leaves free besides the Searcher: a GUI's `position` lines
 # of a long game, the new Position next to the old one, the search's info lines.
 _HEADROOM = const(24576)

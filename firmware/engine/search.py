@@ -7,7 +7,7 @@
     result.best_move, result.ponder_move, result.score, result.depth, result.nodes
 
 Contracts
-- Every table (transposition table, eval cache, killers, history, move stack, PV) is
+- Every table (transposition table, killers, history, move stack, PV) is
   allocated in the constructor; a search allocates nothing (proved under MicroPython's
   heap_lock by tests/test_search_mpy.py). The Info object yielded is reused: copy what you
   need before the next step; `info.pv` builds a new list when read.
@@ -78,7 +78,6 @@ _QUIET_MASK = const(0x7FFFF)
 _EXACT = const(3)
 _LOWER = const(2)
 _UPPER = const(1)
-_ECACHE_MAX = const(4096)
 _NO_CUTOFF = const(-32768)  # _tt_cutoff: the table does not settle the window
 _HISTORY_BONUS_MAX = const(400)  # a cutoff's history bonus: depth squared, at most this
 
@@ -151,12 +150,6 @@ class Searcher:
             raise SearchError("poll_nodes must be a positive int, got %r" % (poll_nodes,))
         _init_eval()
         self.tt = TranspositionTable(tt_entries)
-        ec = 256
-        while ec * 2 <= self.tt.size // 8 and ec < _ECACHE_MAX:  # an eighth of the TT slots
-            ec *= 2
-        self.ec_mask = ec - 1
-        self.ec_key = array("i", bytes(4 * ec))
-        self.ec_val = array("h", bytes(2 * ec))
         self.poll_nodes = poll_nodes
         self.clock_ms = clock_ms if clock_ms is not None else ticks_ms
         self.seed = seed
@@ -235,16 +228,10 @@ class Searcher:
         same position and seed, so the search stays consistent). 0 turns it off."""
         self.noise_cp = noise_cp if noise_cp > 0 else 0
         self.noise_seed = (self.seed if seed is None else seed) * 7919 & 0x3FFFFFFF
-        self.clear_eval_cache()
-
-    def clear_eval_cache(self):
-        for i in range(self.ec_mask + 1):
-            self.ec_key[i] = 0
 
     def new_game(self):
-        """Forget everything learnt (TT, history, eval cache)."""
+        """Forget everything learnt (TT, history)."""
         self.tt.clear()
-        self.clear_eval_cache()
         for i in range(TABLE_SIZE):
             self.history[i] = 0
 
@@ -659,20 +646,13 @@ class Searcher:
             sq += 1
         return True
 
-    # ---- evaluation with cache and noise -------------------------------------------------
+    # ---- evaluation with noise -------------------------------------------------------------
     def _static(self):
         pos = self.pos
-        lo = pos.hash_lo
-        hi = pos.hash_hi
-        j = lo & self.ec_mask
-        if self.ec_key[j] == hi:
-            return self.ec_val[j]
         v = evaluate(pos)
         noise = self.noise_cp
         if noise:
-            v += (lo ^ self.noise_seed) % (2 * noise + 1) - noise
-        self.ec_key[j] = hi
-        self.ec_val[j] = v
+            v += (pos.hash_lo ^ self.noise_seed) % (2 * noise + 1) - noise
         return v
 
     # ---- main search ----------------------------------------------------------------------
@@ -1010,18 +990,10 @@ class Searcher:
             if c[1] and c[9] and (cheap - LAZY_MARGIN >= beta or cheap + LAZY_MARGIN <= alpha):
                 stand = cheap
             else:  # self._static(), inlined: this is the hottest call of the search
-                lo = pos.hash_lo
-                j = lo & self.ec_mask
-                eck = self.ec_key
-                if eck[j] == pos.hash_hi:
-                    stand = self.ec_val[j]
-                else:
-                    stand = evaluate(pos)
-                    noise = self.noise_cp
-                    if noise:
-                        stand += (lo ^ self.noise_seed) % (2 * noise + 1) - noise
-                    eck[j] = pos.hash_hi
-                    self.ec_val[j] = stand
+                stand = evaluate(pos)
+                noise = self.noise_cp
+                if noise:
+                    stand += (pos.hash_lo ^ self.noise_seed) % (2 * noise + 1) - noise
             if stand >= beta:
                 return stand
             if stand > alpha:
