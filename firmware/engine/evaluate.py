@@ -37,40 +37,40 @@ _NONE = const(32767)  # endgame.special(): "no special knowledge, evaluate norma
 
 # The tunables _terms() reads, packed into one array of unsigned 16-bit numbers (all are >= 0)
 # by pack_terms(): viper code reads an array element as a machine integer, where a module
-# global would be a dictionary lookup and an object. Offsets of the tables, then the scalars.
-_T_PASSED_MG = const(0)  # 8 entries, by rank
-_T_PASSED_EG = const(8)
-_T_PASSED_KING_DIST = const(16)
-_T_KING_ATTACK_UNITS = const(24)  # 7 entries, by kind
-_T_KING_ATTACK_PENALTY = const(31)  # 17 entries, by units
-_T_BISHOP_PAIR_MG = const(48)
-_T_BISHOP_PAIR_EG = const(49)
-_T_DOUBLED_MG = const(50)
-_T_DOUBLED_EG = const(51)
-_T_ISOLATED_MG = const(52)
-_T_ISOLATED_EG = const(53)
-_T_BACKWARD_MG = const(54)
-_T_BACKWARD_EG = const(55)
-_T_PASSED_PROTECTED_EG = const(56)
-_T_PASSED_BLOCKED_DIV = const(57)
-_T_PAWN_THREAT_MG = const(58)
-_T_PAWN_THREAT_EG = const(59)
-_T_UNSTOPPABLE = const(60)
-_T_ROOK_OPEN_MG = const(61)
-_T_ROOK_OPEN_EG = const(62)
-_T_ROOK_HALF_OPEN_MG = const(63)
-_T_ROOK_HALF_OPEN_EG = const(64)
-_T_ROOK_SEVENTH_MG = const(65)
-_T_ROOK_SEVENTH_EG = const(66)
-_T_KNIGHT_MOBILITY = const(67)
-_T_MOBILITY_BASE_N = const(68)
-_T_BISHOP_MOBILITY = const(69)
-_T_MOBILITY_BASE_B = const(70)
-_T_ROOK_MOBILITY_MG = const(71)
-_T_ROOK_MOBILITY_EG = const(72)
-_T_MOBILITY_BASE_R = const(73)
-_T_SHIELD_MISSING = const(74)
-_T_KING_OPEN_FILE = const(75)
+# global would be a dictionary lookup and an object. Offsets of the scalars, then the tables.
+_T_BISHOP_PAIR_MG = const(0)  # the scalars first: small offsets make short machine code
+_T_BISHOP_PAIR_EG = const(1)
+_T_DOUBLED_MG = const(2)
+_T_DOUBLED_EG = const(3)
+_T_ISOLATED_MG = const(4)
+_T_ISOLATED_EG = const(5)
+_T_BACKWARD_MG = const(6)
+_T_BACKWARD_EG = const(7)
+_T_PASSED_PROTECTED_EG = const(8)
+_T_PASSED_BLOCKED_DIV = const(9)
+_T_PAWN_THREAT_MG = const(10)
+_T_PAWN_THREAT_EG = const(11)
+_T_UNSTOPPABLE = const(12)
+_T_ROOK_OPEN_MG = const(13)
+_T_ROOK_OPEN_EG = const(14)
+_T_ROOK_HALF_OPEN_MG = const(15)
+_T_ROOK_HALF_OPEN_EG = const(16)
+_T_ROOK_SEVENTH_MG = const(17)
+_T_ROOK_SEVENTH_EG = const(18)
+_T_KNIGHT_MOBILITY = const(19)
+_T_MOBILITY_BASE_N = const(20)
+_T_BISHOP_MOBILITY = const(21)
+_T_MOBILITY_BASE_B = const(22)
+_T_ROOK_MOBILITY_MG = const(23)
+_T_ROOK_MOBILITY_EG = const(24)
+_T_MOBILITY_BASE_R = const(25)
+_T_SHIELD_MISSING = const(26)
+_T_KING_OPEN_FILE = const(27)
+_T_PASSED_MG = const(28)  # 8 entries, by rank
+_T_PASSED_EG = const(36)
+_T_PASSED_KING_DIST = const(44)
+_T_KING_ATTACK_UNITS = const(52)  # 7 entries, by kind
+_T_KING_ATTACK_PENALTY = const(59)  # 17 entries, by units
 _T_SIZE = const(76)
 _TERMS = array("H", bytes(2 * _T_SIZE))
 # _terms()'s in/out cells: side to move and phase in, (mg, eg) out.
@@ -93,7 +93,7 @@ def pack_terms():
                T.SHIELD_MISSING, T.KING_OPEN_FILE)
     for offset, values in ((_T_PASSED_MG, T.PASSED_MG), (_T_PASSED_EG, T.PASSED_EG),
                            (_T_PASSED_KING_DIST, T.PASSED_KING_DIST), (_T_KING_ATTACK_UNITS, T.KING_ATTACK_UNITS),
-                           (_T_KING_ATTACK_PENALTY, T.KING_ATTACK_PENALTY), (_T_BISHOP_PAIR_MG, scalars)):
+                           (_T_KING_ATTACK_PENALTY, T.KING_ATTACK_PENALTY), (0, scalars)):
         for i, value in enumerate(values):
             if not 0 <= value <= 65535:
                 raise ValueError("tunables.py: the evaluation's terms are 0..65535, got %r" % value)
@@ -190,7 +190,7 @@ def evaluate(position):
 
 
 @micropython.viper
-def _terms(board, counts, kings, io) -> int:
+def _terms(b: ptr8, c: ptr8, kings: ptr8, v: ptr32) -> int:
     """The terms beyond material and piece-square tables, White's view: reads the side to
     move and the phase from io[0] and io[1], writes (mg, eg) to io[0] and io[1].
 
@@ -202,9 +202,6 @@ def _terms(board, counts, kings, io) -> int:
     matters because a stock Pico loads machine code into its heap. The same function runs
     unchanged as plain Python (CPython, bytecode builds) with the same result: no chained
     comparisons, and the only divisions are of non-negative numbers."""
-    b = ptr8(board)
-    c = ptr8(counts)
-    v = ptr32(io)
     t = ptr16(_TERMS)
     masks = ptr8(_PAWN_MASKS)
     dist = ptr8(DIST)
@@ -247,15 +244,15 @@ def _terms(board, counts, kings, io) -> int:
             r = sq >> 4
             own = 0
             opp = _M_BLACK
-            king = int(ptr8(kings)[0])
-            enemy_king = int(ptr8(kings)[8])
+            king = int(kings[0])
+            enemy_king = int(kings[8])
             fwd = 16
         else:
             r = 7 - (sq >> 4)
             own = _M_BLACK + _M_MIRRORED
             opp = _M_MIRRORED
-            king = int(ptr8(kings)[8])
-            enemy_king = int(ptr8(kings)[0])
+            king = int(kings[8])
+            enemy_king = int(kings[0])
             fwd = -16
         vm = 0
         ve = 0
@@ -263,17 +260,13 @@ def _terms(board, counts, kings, io) -> int:
             # threats: an enemy knight, bishop, rook or queen on a square this pawn attacks
             # (b[s] ^ p ^ 9 turns the enemy's piece codes into 2..5 for either colour)
             s = sq + fwd - 1
-            if not (s & 0x88):
-                e = int(b[s]) ^ p ^ 9
-                if e > 1 and e < 6:
-                    vm += int(t[_T_PAWN_THREAT_MG])
-                    ve += int(t[_T_PAWN_THREAT_EG])
-            s += 2
-            if not (s & 0x88):
-                e = int(b[s]) ^ p ^ 9
-                if e > 1 and e < 6:
-                    vm += int(t[_T_PAWN_THREAT_MG])
-                    ve += int(t[_T_PAWN_THREAT_EG])
+            while s <= sq + fwd + 1:
+                if not (s & 0x88):
+                    e = int(b[s]) ^ p ^ 9
+                    if e > 1 and e < 6:
+                        vm += int(t[_T_PAWN_THREAT_MG])
+                        ve += int(t[_T_PAWN_THREAT_EG])
+                s += 2
             if int(masks[own + fi]) >> (r + 1):  # an own pawn ahead on the file
                 vm -= int(t[_T_DOUBLED_MG])
                 ve -= int(t[_T_DOUBLED_EG])
@@ -284,13 +277,12 @@ def _terms(board, counts, kings, io) -> int:
                 if b[stop]:
                     bm //= int(t[_T_PASSED_BLOCKED_DIV])
                     be //= int(t[_T_PASSED_BLOCKED_DIV])
-                s = sq - fwd + 1
                 e = 0  # guarded by an own pawn
-                if not (s & 0x88) and int(b[s]) == p:
-                    e = 1
-                s -= 2
-                if not (s & 0x88) and int(b[s]) == p:
-                    e = 1
+                s = sq - fwd - 1
+                while s <= sq - fwd + 1:
+                    if not (s & 0x88) and int(b[s]) == p:
+                        e = 1
+                    s += 2
                 if e:
                     be += int(t[_T_PASSED_PROTECTED_EG]) * r // 2
                 be += (int(dist[stop - enemy_king + 119]) - int(dist[stop - king + 119])) * int(t[_T_PASSED_KING_DIST + r])
@@ -320,23 +312,10 @@ def _terms(board, counts, kings, io) -> int:
             # table, > 127 meaning negative: knight 0..7, bishop 8..11, rook 12..15)
             mob = 0
             us = p & 8
-            if kind == 2:
-                j = 0
-                while j < 8:
-                    d = int(steps[j])
-                    if d > 127:
-                        d -= 256
-                    s = sq + d
-                    if not (s & 0x88):
-                        q = int(b[s])
-                        if not q or (q & 8) != us:
-                            mob += 1
-                    j += 1
-                vm = (mob - int(t[_T_MOBILITY_BASE_N])) * int(t[_T_KNIGHT_MOBILITY])
-                ve = vm
-            elif kind == 3 or kind == 4:
-                j = 8 if kind == 3 else 12
-                last = j + 4
+            if kind != 5:
+                # knight 0..7 (one step each), bishop 8..11, rook 12..15 (sliding)
+                j = 0 if kind == 2 else (8 if kind == 3 else 12)
+                last = j + (8 if kind == 2 else 4)
                 while j < last:
                     d = int(steps[j])
                     if d > 127:
@@ -349,9 +328,14 @@ def _terms(board, counts, kings, io) -> int:
                                 mob += 1
                             break
                         mob += 1
+                        if kind == 2:
+                            break
                         s += d
                     j += 1
-                if kind == 3:
+                if kind == 2:
+                    vm = (mob - int(t[_T_MOBILITY_BASE_N])) * int(t[_T_KNIGHT_MOBILITY])
+                    ve = vm
+                elif kind == 3:
                     vm = (mob - int(t[_T_MOBILITY_BASE_B])) * int(t[_T_BISHOP_MOBILITY])
                     ve = vm
                 else:
@@ -395,7 +379,7 @@ def _terms(board, counts, kings, io) -> int:
     if phase > 6:
         colour = 0
         while colour < 16:
-            king = int(ptr8(kings)[colour])
+            king = int(kings[colour])
             r = (king >> 4) if colour == 0 else 7 - (king >> 4)
             vm = 0
             if r <= 2:

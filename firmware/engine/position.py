@@ -97,7 +97,7 @@ _NOISY_ONLY = const(16)  # _generate(): captures and promotions only
 
 
 @micropython.viper
-def _generate(board, moves, start: int, packed: int) -> int:
+def _generate(b: ptr8, m: ptr32, start: int, packed: int) -> int:
     """The move generator behind gen_moves and gen_captures (castling aside): writes the side
     to move's pseudo-legal moves into moves[start:] and returns the end index. `packed`: the
     side to move (0 or 8) | _NOISY_ONLY | en-passant square << 5.
@@ -108,8 +108,6 @@ def _generate(board, moves, start: int, packed: int) -> int:
     a stock Pico). The order of the moves is part of the search's behaviour (node counts):
     squares a1..h8, a pawn's pushes (promotions queen, knight, rook, bishop) then its captures
     toward the a-file side first, a piece's steps in _ATTACK_STEPS order."""
-    b = ptr8(board)
-    m = ptr32(moves)
     steps = ptr8(_ATTACK_STEPS)  # knight 0..7, king 8..15, rook 16..19, bishop 20..23
     stm = packed & 8
     noisy = packed & _NOISY_ONLY
