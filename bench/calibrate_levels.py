@@ -271,12 +271,12 @@ def fit(measured=MEASURED):
 
 
 # ---- timed levels: the same curve at a board's speed ------------------------------------------
-# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 173
+# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 337
 # nodes/s on the emulated stock Pico; the other chips are estimates scaled from it), replaced
 # by the search's speed inside the running App where docs/benchmarks.md measured one: the
-# RP2040's 116 nodes/s ("The chip's own figures through the whole firmware": Analysis level,
+# RP2040's 296 nodes/s ("The chip's own figures through the whole firmware": Analysis level,
 # a middlegame, 40 s; the App polls the board between nodes).
-IN_APP_NODES_PER_S = {"RP2040": 116}
+IN_APP_NODES_PER_S = {"RP2040": 296}
 GAME_MOVES = 40  # a clock level's time a move: the mean over this many moves of one side
 HIGH_DOUBLINGS = 2  # the curve is followed at most this far beyond the top anchor, then capped
 

@@ -4,6 +4,7 @@
     python bench/pico_speed.py --variant none           # no machine code at all (bytecode only)
     python bench/pico_speed.py --variant all,none,search,position+search
     python bench/pico_speed.py --port 2341 --depth 4 --keep
+    python bench/pico_speed.py --shifts 0,256,512,1024        # four heap layouts, the median
 
 Needs the rp2040js runner (`/tmp/rp`, or --emu DIR / $RP2040_EMU; see its README.md).
 
@@ -24,6 +25,14 @@ machine code must not change what is searched), else the variant is reported as 
 Groups (function names per group in GROUPS): attack, legal, movegen, make (position = the four),
 evaluate, qsearch, search (the main node and its helpers), see, tt. A variant is `all`,
 `none`, or group names joined by '+'.
+
+Nodes/s depends on the heap's layout, not only on the code: every call of a bytecode function
+whose locals and stack exceed 11 words takes its frame from the heap (MicroPython's
+VM_MAX_STATE_ON_STACK), several per node, and how long the allocator searches for room
+depends on the free holes the imports left. The same engine measured 300..392 nodes/s with
+a few hundred bytes more or less code loaded before it. --shifts 0,256,512,1024 runs each
+variant once per layout (a bytearray of that size held before the imports) and reports the
+median and the spread: compare variants by those, not by one run.
 
 Emulated time runs 3-4x slower than the real chip in host time, and the emulator does not
 model flash cache misses, so absolute nodes/s are optimistic; the comparison between variants
@@ -73,6 +82,7 @@ except ImportError as e:
     print('ERR', e)
     raise
 gc.collect()
+_pad = bytearray(%(shift)d)  # --shifts: moves everything the imports allocate (the heap's layout)
 MODS = %(mods)r
 FENS = %(fens)r
 def free():
@@ -179,11 +189,11 @@ def wait_port(port, seconds=30):
     raise SystemExit("the emulator did not open port %d" % port)
 
 
-def device_script(depth, count):
+def device_script(depth, count, shift=0):
     from bench.search_speed import BENCH_FENS
 
     return DEVICE_SCRIPT % {"mods": MODULES, "fens": BENCH_FENS[:count], "tt": TT_ENTRIES, "ms": MOVE_STACK,
-                            "depth": depth}
+                            "depth": depth, "shift": shift}
 
 
 def parse(out):
@@ -254,34 +264,42 @@ def main():
     ap.add_argument("--count", type=int, default=BENCH_COUNT, help="how many bench positions")
     ap.add_argument("--emu", default=os.environ.get("RP2040_EMU", "/tmp/rp"), help="folder of run.mjs")
     ap.add_argument("--keep", action="store_true", help="print the Pico's raw output")
+    ap.add_argument("--shifts", default="0", help="comma-separated byte counts held before the engine is imported, one"
+                    " fresh run each (nodes/s depends on the heap's layout: see the docstring)")
     args = ap.parse_args()
     if not os.path.exists(os.path.join(args.emu, "run.mjs")):
         raise SystemExit("no rp2040js runner in %s (--emu DIR)" % args.emu)
-    script = device_script(args.depth, args.count)
-    ref = run_cpython(script)
+    shifts = [int(x) for x in args.shifts.split(",")]
+    ref = run_cpython(device_script(args.depth, args.count))
     print("CPython: %d nodes (%s)" % (ref["nodes"], " ".join(str(p[1]) for p in ref["pos"])))
     rows = []
     for variant in args.variant.split(","):
-        r = run_variant(variant, args, script)
-        ok = [p[1] for p in r["pos"]] == [p[1] for p in ref["pos"]]
-        short = [p[3] for p in r["pos"] if p[3] < 63]  # ran out of C stack: searched shallower
-        nps = r["nodes"] * 1000 // (r["ms"] or 1)
-        rows.append((variant, r, nps, ok or bool(short)))
-        print("variant %-24s engine heap %6d  searcher %6d  position %6d  mpy %6d  nodes %6d  %7d ms  %4d nodes/s%s"
-              % (variant, r["engine"], r["searcher"], r["position"], r["mpy_bytes"], r["nodes"], r["ms"], nps,
-                 "" if ok else "  NODES DIFFER" + (" (C stack: ply limit %s)" % short if short else " (WRONG)")))
-        for best, nodes, ms, ply in r["pos"]:
-            print("    position: %6d nodes %7d ms %4d nodes/s  ply limit %d" % (nodes, ms, nodes * 1000 // (ms or 1), ply))
-        for name, delta in r["mods"]:
-            print("    %-34s %6d" % (name, delta))
-        sys.stdout.flush()
-    print("\n| variant | engine heap after import (bytes) | nodes/s | nodes |")
-    print("|---|---:|---:|---:|")
-    for variant, r, nps, ok in rows:
-        print("| %s | %s | %d | %d%s |" % (variant, "{:,}".format(r["engine"]), nps, r["nodes"],
-                                          "" if ok else " (WRONG)"))
+        speeds = []
+        for shift in shifts:
+            r = run_variant(variant, args, device_script(args.depth, args.count, shift))
+            ok = [p[1] for p in r["pos"]] == [p[1] for p in ref["pos"]]
+            short = [p[3] for p in r["pos"] if p[3] < 63]  # ran out of C stack: searched shallower
+            nps = r["nodes"] * 1000 // (r["ms"] or 1)
+            speeds.append(nps)
+            print("variant %-24s shift %5d  engine heap %6d  searcher %6d  position %6d  mpy %6d  nodes %6d  %7d ms"
+                  "  %4d nodes/s%s"
+                  % (variant, shift, r["engine"], r["searcher"], r["position"], r["mpy_bytes"], r["nodes"], r["ms"],
+                     nps, "" if ok else "  NODES DIFFER" + (" (C stack: ply limit %s)" % short if short
+                                                             else " (WRONG)")))
+            for _best, nodes, ms, ply in r["pos"]:
+                per_s = nodes * 1000 // (ms or 1)
+                print("    position: %6d nodes %7d ms %4d nodes/s  ply limit %d" % (nodes, ms, per_s, ply))
+            if shift == shifts[0]:
+                for name, delta in r["mods"]:
+                    print("    %-34s %6d" % (name, delta))
+            sys.stdout.flush()
+        rows.append((variant, r, sorted(speeds), ok or bool(short)))
+    print("\n| variant | engine heap after import (bytes) | nodes/s (median) | nodes/s by layout | nodes |")
+    print("|---|---:|---:|---|---:|")
+    for variant, r, speeds, ok in rows:
+        print("| %s | %s | %d | %s | %d%s |" % (variant, "{:,}".format(r["engine"]), speeds[len(speeds) // 2],
+                                               " ".join(map(str, speeds)), r["nodes"], "" if ok else " (WRONG)"))
     return 0 if all(ok for *_, ok in rows) else 1
-
 
 if __name__ == "__main__":
     sys.exit(main())
