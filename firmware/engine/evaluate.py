@@ -127,23 +127,10 @@ def init():
     if _ready:
         return
     import sys
-    from firmware.engine import pesto as P
+    from firmware.engine import pesto
 
-    mg_by_kind = [[] for _ in range(7)]  # index 0 (no piece) stays empty
-    eg_by_kind = [[] for _ in range(7)]
-    for kind in range(1, 7):
-        mg = []
-        eg = []
-        pst_mg = P.PST_MG_BY_KIND[kind]
-        pst_eg = P.PST_EG_BY_KIND[kind]
-        for sq64 in range(64):
-            rank, file = sq64 >> 3, sq64 & 7
-            diagram = (7 - rank) * 8 + file  # tables are written rank 8 first
-            mg.append(P.MATERIAL_MG[kind] + pst_mg[diagram])
-            eg.append(P.MATERIAL_EG[kind] + pst_eg[diagram])
-        mg_by_kind[kind] = mg
-        eg_by_kind[kind] = eg
-    del P, pst_mg, pst_eg
+    mg_by_kind, eg_by_kind = pesto.tables_by_kind()
+    del pesto
     sys.modules.pop("firmware.engine.pesto", None)
     package = sys.modules.get("firmware.engine")
     if package is not None and "pesto" in package.__dict__:

@@ -3,9 +3,10 @@ published on the Chess Programming Wiki page "PeSTO's Evaluation Function"), mid
 endgame, in centipawns.
 
 The 64-entry tables are written like a board diagram: the first row is rank 8, White's point
-of view. evaluate.init() adds material, flips the rows to a1..h8 order and installs them in
-position.py, whose make/unmake keep the sums incrementally; then it drops this module from
-sys.modules, so its tuples (about 4 KB on a 32-bit board) are freed: nothing else reads it.
+of view. evaluate.init() takes them from tables_by_kind() (material added, rows in a1..h8
+order) and installs them in position.py, whose make/unmake keep the sums incrementally; then
+it drops this module from sys.modules, so its tuples (about 4 KB on a 32-bit board) and that
+function's code are freed: nothing else reads it.
 The other tuned numbers are in tunables.py.
 """
 
@@ -136,3 +137,19 @@ KING_EG = (
 )
 PST_MG_BY_KIND = (None, PAWN_MG, KNIGHT_MG, BISHOP_MG, ROOK_MG, QUEEN_MG, KING_MG)
 PST_EG_BY_KIND = (None, PAWN_EG, KNIGHT_EG, BISHOP_EG, ROOK_EG, QUEEN_EG, KING_EG)
+
+
+def tables_by_kind():
+    """(mg_by_kind, eg_by_kind): for each kind 1..6 a 64-entry list in a1..h8 order, White's
+    view, material included (index 0, no piece, stays empty): what
+    position.set_piece_square_tables takes."""
+    mg_by_kind = [[] for _ in range(7)]
+    eg_by_kind = [[] for _ in range(7)]
+    for kind in range(1, 7):
+        pst_mg = PST_MG_BY_KIND[kind]
+        pst_eg = PST_EG_BY_KIND[kind]
+        for sq64 in range(64):
+            diagram = (7 - (sq64 >> 3)) * 8 + (sq64 & 7)  # the tables are written rank 8 first
+            mg_by_kind[kind].append(MATERIAL_MG[kind] + pst_mg[diagram])
+            eg_by_kind[kind].append(MATERIAL_EG[kind] + pst_eg[diagram])
+    return mg_by_kind, eg_by_kind
