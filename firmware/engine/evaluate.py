@@ -30,7 +30,7 @@ from array import array
 from firmware.compat import const, micropython, ptr8, ptr16, ptr32
 from firmware.engine import endgame
 from firmware.engine.tunables import NO_PAWN_DRAW_DIV, TEMPO
-from firmware.engine.position import set_piece_square_tables
+from firmware.engine.position import ATTACK_STEPS, set_piece_square_tables
 
 _PHASE_TOTAL = const(24)
 _NONE = const(32767)  # endgame.special(): "no special knowledge, evaluate normally"
@@ -75,8 +75,6 @@ _T_SIZE = const(76)
 _TERMS = array("H", bytes(2 * _T_SIZE))
 # _terms()'s in/out cells: side to move and phase in, (mg, eg) out.
 _IO = array("i", (0, 0))
-# Mobility steps as unsigned bytes (256 + d for negative d): knight 0..7, bishop 8..11, rook 12..15.
-_MOBILITY_STEPS = bytearray(d & 255 for d in (33, 31, 18, 14, -14, -18, -31, -33, 17, 15, -15, -17, 16, 1, -1, -16))
 
 
 def pack_terms():
@@ -192,7 +190,7 @@ def _terms(b: ptr8, c: ptr8, kings: ptr8, v: ptr32) -> int:
     t = ptr16(_TERMS)
     masks = ptr8(_PAWN_MASKS)
     dist = ptr8(DIST)
-    steps = ptr8(_MOBILITY_STEPS)
+    steps = ptr8(ATTACK_STEPS)  # knight 0..7, rook 16..19, bishop 20..23 (position.py)
     occ = ptr8(_OCC)
     stm = int(v[0])
     phase = int(v[1])
@@ -296,12 +294,12 @@ def _terms(b: ptr8, c: ptr8, kings: ptr8, v: ptr32) -> int:
                 else:
                     units_w += int(t[_T_KING_ATTACK_UNITS + kind])
             # mobility: squares reached that do not hold an own piece (steps from a byte
-            # table, > 127 meaning negative: knight 0..7, bishop 8..11, rook 12..15)
+            # table, > 127 meaning negative: ATTACK_STEPS)
             mob = 0
             us = p & 8
             if kind != 5:
-                # knight 0..7 (one step each), bishop 8..11, rook 12..15 (sliding)
-                j = 0 if kind == 2 else (8 if kind == 3 else 12)
+                # knight 0..7 (one step each), bishop 20..23, rook 16..19 (sliding)
+                j = 0 if kind == 2 else (20 if kind == 3 else 16)
                 last = j + (8 if kind == 2 else 4)
                 while j < last:
                     d = int(steps[j])

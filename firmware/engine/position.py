@@ -53,8 +53,9 @@ _CASTLE_KEEP[112] = 0x0F & ~8  # a8
 _CASTLE_KEEP[119] = 0x0F & ~4  # h8
 _CASTLE_KEEP[116] = 0x0F & ~12  # e8
 
-# attacked()'s steps as signed bytes (256 + d for negative d): knight, king, rook, bishop
-_ATTACK_STEPS = bytearray(d & 255 for d in KNIGHT_STEPS + KING_STEPS + ROOK_STEPS + BISHOP_STEPS)
+# The steps of attacked(), _generate() and the evaluation's mobility, as unsigned bytes (256 + d
+# for a negative d): knight 0..7, king 8..15, rook 16..19, bishop 20..23.
+ATTACK_STEPS = bytearray(d & 255 for d in KNIGHT_STEPS + KING_STEPS + ROOK_STEPS + BISHOP_STEPS)
 
 # _ALIGNED[to - from + 119] is 1 when two squares share a rank, file or diagonal: a move whose
 # from-square is not aligned with its own king cannot uncover a check (used by make_legal).
@@ -107,8 +108,8 @@ def _generate(b: ptr8, m: ptr32, start: int, packed: int) -> int:
     @micropython.native code it replaced (machine code loaded from .mpy lives in the heap on
     a stock Pico). The order of the moves is part of the search's behaviour (node counts):
     squares a1..h8, a pawn's pushes (promotions queen, knight, rook, bishop) then its captures
-    toward the a-file side first, a piece's steps in _ATTACK_STEPS order."""
-    steps = ptr8(_ATTACK_STEPS)  # knight 0..7, king 8..15, rook 16..19, bishop 20..23
+    toward the a-file side first, a piece's steps in ATTACK_STEPS order."""
+    steps = ptr8(ATTACK_STEPS)  # knight 0..7, king 8..15, rook 16..19, bishop 20..23
     stm = packed & 8
     noisy = packed & _NOISY_ONLY
     ep = packed >> 5
@@ -343,7 +344,7 @@ class Position:
             s = sq + 17
             if not (s & 0x88) and int(b[s]) == _BLACK | _PAWN:
                 return True
-        steps = ptr8(_ATTACK_STEPS)
+        steps = ptr8(ATTACK_STEPS)
         piece = by | _KNIGHT
         i = 0
         while i < 16:  # knight steps (0..7) then king steps (8..15): one square each
