@@ -9,7 +9,7 @@
 Needs the rp2040js runner (`/tmp/rp`, or --emu DIR / $RP2040_EMU; see its README.md).
 
 For each variant it compiles the engine (firmware/compat.py, firmware/engine/*.py) to .mpy
-for the RP2040 (armv6m) with only the chosen groups of `@micropython.native` functions kept
+for the RP2040 (armv6m) with only the chosen groups of machine-code (viper or native) functions kept
 (the others become bytecode), boots a fresh emulated Pico on a TCP port, copies the files with
 mpremote and runs a fixed measurement on it:
 

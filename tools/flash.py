@@ -310,7 +310,7 @@ MACHINE_CODE_DECORATORS = (NATIVE_DECORATOR, "@micropython.viper")
 
 def bytecode_source(text):
     """`text` with every `@micropython.native` and `@micropython.viper` line blanked (line
-    numbers stay), so the engine's hot functions compile to bytecode: about half the speed,
+    numbers stay), so the engine's hot functions compile to bytecode: about a quarter of the speed,
     but no machine code (for a MicroPython built without the native emitter, or to save the
     RAM machine code takes when .mpy files are loaded rather than frozen). Viper code runs
     unchanged as bytecode: its casts (ptr8) are functions in firmware/compat.py there."""
@@ -951,8 +951,8 @@ def main(argv=None):
     )
     parser.add_argument(
         "--bytecode", action="store_true",
-        help="no machine code for the engine's hot functions (half the speed; for a MicroPython without the native"
-        " emitter, or to save RAM when not frozen)"
+        help="no machine code for the engine's hot functions (a quarter of the speed; for a MicroPython without the"
+        " native emitter, or to save RAM when not frozen)"
     )
     parser.add_argument("--force", action="store_true",
                         help="flash even if the device's CPU does not match the board or its RAM is too small")
