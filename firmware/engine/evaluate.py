@@ -143,30 +143,28 @@ def init():
 
 def evaluate(position):
     """Centipawns from the side to move's point of view (positive: good for the mover)."""
+    # Few names on purpose: a bytecode function whose locals and stack exceed 11 words takes
+    # its frame from the heap at every call on a chip (MicroPython's VM_MAX_STATE_ON_STACK),
+    # and this runs at most nodes; with four locals its frame stays on the C stack.
     c = position.counts
-    pw = c[1]
-    pb = c[9]
     phase = c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13])
     if phase > _PHASE_TOTAL:
         phase = _PHASE_TOTAL
-    if not pw or not pb or phase <= 2:
-        s = endgame.special(position)
-        if s != _NONE:
-            return s if position.stm == 0 else -s
-    io = _IO
-    io[0] = position.stm
-    io[1] = phase
-    _terms(position.board, c, position.kings, io)
-    mg = position.score_mg + io[0]
-    eg = position.score_eg + io[1]
-    score = mg * phase + eg * (_PHASE_TOTAL - phase)
+    if not c[1] or not c[9] or phase <= 2:
+        score = endgame.special(position)
+        if score != _NONE:
+            return score if position.stm == 0 else -score
+    _IO[0] = position.stm
+    _IO[1] = phase
+    _terms(position.board, c, position.kings, _IO)
+    score = (position.score_mg + _IO[0]) * phase + (position.score_eg + _IO[1]) * (_PHASE_TOTAL - phase)
     # divide rounding toward zero, so a colour-mirrored position scores exactly the negation
     score = score // _PHASE_TOTAL if score >= 0 else -((-score) // _PHASE_TOTAL)
     # A side without pawns that is not clearly ahead in pieces rarely wins.
-    if score > 0 and not pw:
+    if score > 0 and not c[1]:
         if _piece_value(c, 0) - _piece_value(c, 8) < 400:
             score //= NO_PAWN_DRAW_DIV
-    elif score < 0 and not pb:
+    elif score < 0 and not c[9]:
         if _piece_value(c, 8) - _piece_value(c, 0) < 400:
             score = -((-score) // NO_PAWN_DRAW_DIV)
     if position.stm:

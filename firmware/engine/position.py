@@ -98,6 +98,81 @@ _NOISY_ONLY = const(16)  # _generate(): captures and promotions only
 
 
 @micropython.viper
+def least_attacker(board, sq: int, by: int) -> int:
+    """The 0x88 square of the cheapest piece of side `by` (0 White, 8 Black) attacking `sq`
+    on `board`, or -1. Order: pawn, knight, bishop, rook, queen (the last found), king.
+
+    The attack test of every legality and check test (Position.attacked, in_check,
+    make_legal) and the static exchange evaluation's next capturer (see.py): the hottest
+    function of the search. Viper: machine integers and a raw pointer into the board, no
+    Python object per step; on the RP2040 it runs several times faster than as
+    @micropython.native. One function for both uses: a second one was 1.2 KB more heap."""
+    b = ptr8(board)
+    steps = ptr8(ATTACK_STEPS)  # knight 0..7, king 8..15, rook 16..19, bishop 20..23
+    if by == 0:
+        s = sq - 15
+        if not (s & 0x88) and int(b[s]) == 1:
+            return s
+        s = sq - 17
+        if not (s & 0x88) and int(b[s]) == 1:
+            return s
+    else:
+        s = sq + 15
+        if not (s & 0x88) and int(b[s]) == 9:
+            return s
+        s = sq + 17
+        if not (s & 0x88) and int(b[s]) == 9:
+            return s
+    piece = by | 2
+    i = 0
+    while i < 8:  # knights
+        d = int(steps[i])
+        if d > 127:
+            d -= 256
+        s = sq + d
+        if not (s & 0x88) and int(b[s]) == piece:
+            return s
+        i += 1
+    queen = by | 5
+    queen_sq = -1
+    piece = by | 3
+    n = 0
+    while n < 8:  # the bishop directions (steps 20..23), then the rook directions (16..19)
+        if n < 4:
+            i = 20 + n
+        else:
+            i = 12 + n
+            piece = by | 4
+        d = int(steps[i])
+        if d > 127:
+            d -= 256
+        s = sq + d
+        while not (s & 0x88):
+            p = int(b[s])
+            if p:
+                if p == piece:
+                    return s
+                if p == queen:
+                    queen_sq = s
+                break
+            s += d
+        n += 1
+    if queen_sq >= 0:
+        return queen_sq
+    piece = by | _KING
+    i = 8
+    while i < 16:  # king
+        d = int(steps[i])
+        if d > 127:
+            d -= 256
+        s = sq + d
+        if not (s & 0x88) and int(b[s]) == piece:
+            return s
+        i += 1
+    return -1
+
+
+@micropython.viper
 def _generate(b: ptr8, m: ptr32, start: int, packed: int) -> int:
     """The move generator behind gen_moves and gen_captures (castling aside): writes the side
     to move's pseudo-legal moves into moves[start:] and returns the end index. `packed`: the
@@ -322,63 +397,13 @@ class Position:
         return lo, hi
 
     # ---- attacks ----------------------------------------------------------------------
-    @micropython.viper
-    def attacked(self, sq: int, by: int) -> bool:
+    def attacked(self, sq, by):
         """True when side `by` (WHITE 0 or BLACK 8) attacks 0x88 square `sq`."""
-        # Viper: machine integers and a raw pointer into the board, no Python object per
-        # step; the steps unrolled or read from a byte table (signed: > 127 means negative).
-        # The hottest function of the search (every legality test and check test); on the
-        # RP2040 this runs several times faster than as @micropython.native.
-        b = ptr8(self.board)
-        if by == _WHITE:  # a white pawn on sq-15 or sq-17 attacks sq
-            s = sq - 15
-            if not (s & 0x88) and int(b[s]) == _PAWN:
-                return True
-            s = sq - 17
-            if not (s & 0x88) and int(b[s]) == _PAWN:
-                return True
-        else:
-            s = sq + 15
-            if not (s & 0x88) and int(b[s]) == _BLACK | _PAWN:
-                return True
-            s = sq + 17
-            if not (s & 0x88) and int(b[s]) == _BLACK | _PAWN:
-                return True
-        steps = ptr8(ATTACK_STEPS)
-        piece = by | _KNIGHT
-        i = 0
-        while i < 16:  # knight steps (0..7) then king steps (8..15): one square each
-            if i == 8:
-                piece = by | _KING
-            d = int(steps[i])
-            if d > 127:
-                d -= 256
-            s = sq + d
-            if not (s & 0x88) and int(b[s]) == piece:
-                return True
-            i += 1
-        queen = by | _QUEEN
-        piece = by | _ROOK
-        while i < 24:  # rook directions (16..19) then bishop directions (20..23): sliding
-            if i == 20:
-                piece = by | _BISHOP
-            d = int(steps[i])
-            if d > 127:
-                d -= 256
-            s = sq + d
-            while not (s & 0x88):
-                p = int(b[s])
-                if p:
-                    if p == piece or p == queen:
-                        return True
-                    break
-                s += d
-            i += 1
-        return False
+        return least_attacker(self.board, sq, by) >= 0
 
     def in_check(self):
         """True when the side to move is in check."""
-        return self.attacked(self.kings[self.stm], self.stm ^ 8)
+        return least_attacker(self.board, self.kings[self.stm], self.stm ^ 8) >= 0
 
     # ---- move generation ----------------------------------------------------------------
     def gen_moves(self, moves, start):
@@ -419,8 +444,12 @@ class Position:
         return n
 
     # ---- make / unmake ----------------------------------------------------------------
-    def make(self, move):
-        """Play a pseudo-legal move (no legality test; see make_legal). Allocates nothing."""
+    def make(self, move, test=0):
+        """Play a pseudo-legal move. Allocates nothing. `test` 0: no legality test (returns
+        True); 1 or 2 (the mover is not / is in check now): make_legal's test, so an illegal
+        move is taken back and False returned. The search calls this with `test` directly:
+        one call fewer per node than make_legal, and on a chip a call of a bytecode function
+        with many locals takes its frame from the heap (see docs/engine.md)."""
         ply = self.ply
         if ply >= self.capacity:
             raise PositionFullError("position history full (%d plies)" % self.capacity)
@@ -538,6 +567,18 @@ class Position:
         self.hash_hi = hi ^ zobrist.SIDE_HI[0]
         self.score_mg = mg
         self.score_eg = eg
+        if test:
+            # The attack test is skipped when the move cannot expose the king: the mover was
+            # not in check, did not move the king, did not capture en passant, and its
+            # from-square shares no line with its king (no pin possible).
+            side = piece & 8  # the mover (a promoted piece keeps its colour)
+            king = self.kings[side]
+            if (test == 2 or piece & 7 == _KING or special == _EP or _ALIGNED[king - fr + 119]) and least_attacker(
+                b, king, side ^ 8
+            ) >= 0:
+                self.unmake()
+                return False
+        return True
 
     def unmake(self):
         """Take back the last made move (or null move) exactly."""
@@ -602,22 +643,8 @@ class Position:
 
     def make_legal(self, move, in_check):
         """Make a pseudo-legal move if it is legal and return True; otherwise leave the position
-        unchanged and return False. `in_check`: whether the side to move is in check now.
-
-        The attack test after the move is skipped when the move cannot expose the king: the
-        mover is not in check, did not move the king, did not capture en passant, and its
-        from-square shares no line with its king (no pin possible)."""
-        fr = move & 127
-        stm = self.stm
-        king_sq = self.kings[stm]
-        if not in_check and fr != king_sq and (move >> 17) != _EP and not _ALIGNED[king_sq - fr + 119]:
-            self.make(move)
-            return True
-        self.make(move)
-        if self.attacked(self.kings[stm], stm ^ 8):
-            self.unmake()
-            return False
-        return True
+        unchanged and return False. `in_check`: whether the side to move is in check now."""
+        return self.make(move, 2 if in_check else 1)
 
     def make_null(self):
         """Pass the move (for null-move pruning). Undo with unmake()."""

@@ -15,7 +15,7 @@ are module-level, so nothing is allocated (the search calls this at every node).
 from array import array
 
 from firmware.compat import const
-from firmware.engine.constants import BISHOP_STEPS, KING_STEPS, KNIGHT_STEPS, ROOK_STEPS
+from firmware.engine.position import least_attacker
 
 # by piece kind: none, pawn, knight, bishop, rook, queen, king (a king "lost" = an illegal move)
 SEE_VALUE = (0, 100, 320, 330, 500, 950, 2000)
@@ -27,64 +27,6 @@ _MAX_STEPS = const(34)  # at most 32 pieces take part, plus the e.p. victim
 _gain = array("i", bytes(4 * _MAX_STEPS))
 _saved_sq = bytearray(_MAX_STEPS)
 _saved_piece = bytearray(_MAX_STEPS)
-
-
-def least_attacker(board, sq, by):
-    """The 0x88 square of the cheapest piece of side `by` (0 White, 8 Black) attacking `sq`
-    on `board`, or -1. Order: pawn, knight, bishop, rook, queen, king."""
-    if by == 0:
-        s = sq - 15
-        if not s & 0x88 and board[s] == 1:
-            return s
-        s = sq - 17
-        if not s & 0x88 and board[s] == 1:
-            return s
-    else:
-        s = sq + 15
-        if not s & 0x88 and board[s] == 9:
-            return s
-        s = sq + 17
-        if not s & 0x88 and board[s] == 9:
-            return s
-    knight = by | 2
-    for d in KNIGHT_STEPS:
-        s = sq + d
-        if not s & 0x88 and board[s] == knight:
-            return s
-    bishop = by | 3
-    rook = by | 4
-    queen = by | 5
-    queen_sq = -1
-    for d in BISHOP_STEPS:
-        s = sq + d
-        while not s & 0x88:
-            p = board[s]
-            if p:
-                if p == bishop:
-                    return s
-                if p == queen:
-                    queen_sq = s
-                break
-            s += d
-    for d in ROOK_STEPS:
-        s = sq + d
-        while not s & 0x88:
-            p = board[s]
-            if p:
-                if p == rook:
-                    return s
-                if p == queen:
-                    queen_sq = s
-                break
-            s += d
-    if queen_sq >= 0:
-        return queen_sq
-    king = by | _KING
-    for d in KING_STEPS:
-        s = sq + d
-        if not s & 0x88 and board[s] == king:
-            return s
-    return -1
 
 
 def see(position, move):
