@@ -22,17 +22,19 @@ Method (the figures are in docs/levels.md and docs/benchmarks.md):
    slope fitted, weighted by 1 / (interval half-width)^2, to the anchors above it. Budgets
    beyond the last anchor are extrapolations, marked as such. The weighted least-squares
    line a + b log2(nodes) through every anchor is printed as a cross-check.
-   Each rated level from the lowest noise-free one up gets the budget where that curve reaches
-   its rating (rounded to 10 nodes; the table stores tens of nodes).
-3. Below that (Stockfish 15.1's UCI_Elo starts at 1350, so it cannot anchor a 1000): small
-   budgets (200 nodes always finish depth 1, 100 nodes nearly always) plus bounded
-   evaluation noise of ±200 cp (NOISE_CP), each configuration measured directly against
-   UCI_Elo 1350 (the `level` matches). A level below the 200-node anchor is interpolated in
-   log2(nodes) between the measured noisy configurations (or takes the nearer of the
-   strongest of them and the 200-node anchor). The line Elo(noise) at 200 nodes is printed
-   too: with 40 games a point, ±100-200 cp of noise were not told apart from none
-   (2026-11-23), so noise alone cannot reach 1000 within a bound that keeps hanging queens
-   taken; fewer nodes do it.
+   Each rated level from the lowest anchor's rating up gets the budget where that curve
+   reaches its rating (rounded to 10 nodes; the table stores tens of nodes).
+3. Below that (Stockfish 15.1's UCI_Elo starts at 1350, so it cannot anchor a 1000): the
+   lowest anchor is a budget of MIN_NODES (100 nodes nearly always finish depth 1), and the
+   weaker levels add bounded evaluation noise (±100..200 cp) to a small budget, each such
+   configuration measured directly against UCI_Elo 1350 (the `level` matches; the same
+   configuration played twice is pooled). A level below the lowest anchor plays the measured
+   configuration nearest its rating: not interpolated, because with noise the rating is
+   not monotonic in the budget within the intervals of 40-game matches (2026-11-24: 140
+   nodes ±200 cp 968, 180 nodes ±200 cp 880). The line Elo(noise) at 200 nodes is printed
+   when there are noisy points there. Noise alone cannot reach 1000 within a bound that
+   keeps hanging queens taken (2026-11-23: ±100-200 cp at 200 nodes were not told apart
+   from none); fewer nodes do it.
 4. `level` plays a rated level exactly as a GUI gets it (UCI_LimitStrength true, UCI_Elo, a
    time per move that the level ignores): a direct check of the table.
 5. `timed` reads the same curve for the levels that think for a time (fixed time a move, game
@@ -60,32 +62,38 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-23, 2 shared cores x86_64, MicroPython unix 1.29.0-preview, Stockfish 15.1 (Debian),
-# engine at bench signature 47088 (docs/levels.md, docs/benchmarks.md "Strength at fixed nodes").
+# 2026-11-24, 2 shared cores x86_64, MicroPython unix 1.29.0-preview, Stockfish 15.1 (Debian),
+# engine at bench signature 26893 (the search of session 7; the speed work of session 9
+# searches exactly the same nodes). The 1,000- and 10,000-node anchors are session 7's
+# matches; the calibration of 2026-11-23 (signature 47088) is in docs/benchmarks.md.
 MEASURED = [
-    (1000, 0, 1800, 10, 28, 62, "anchor (the baseline, 100 games)"),
-    (200, 0, 1350, 10, 4, 26, "anchor"),
-    (3000, 0, 1800, 18, 9, 13, "anchor"),
-    (200, 200, 1350, 6, 6, 28, "level 1000 as first set"),
-    (200, 100, 1350, 7, 2, 31, "level 1200 as first set"),
-    (10000, 0, 2000, 5, 12, 23, "anchor"),
-    (100, 200, 1350, 2, 1, 37, "level 1000 (100 nodes, noise 200)"),
-    (670, 0, 1500, 14, 6, 10, "check: level 1500 as calibrated"),
+    (1000, 0, 1800, 19, 18, 63, "anchor (session 7, 100 games)"),
+    (10000, 0, 2000, 9, 13, 38, "anchor (session 7, 60 games)"),
+    (200, 0, 1350, 14, 5, 21, "anchor"),
+    (3000, 0, 1800, 18, 8, 14, "anchor"),
+    (140, 200, 1350, 3, 2, 35, "level 1000 (the table of 2026-11-23)"),
+    (180, 200, 1350, 2, 1, 37, "level 1100 (the table of 2026-11-23)"),
+    (500, 0, 1500, 19, 7, 14, "anchor"),
+    (100, 0, 1350, 7, 9, 24, "anchor"),
+    (30000, 0, 2000, 9, 15, 16, "anchor"),
+    (140, 100, 1350, 4, 0, 36, "level 1100 as 140 nodes, noise 100"),
+    (140, 50, 1350, 7, 1, 32, "level 1100 as 140 nodes, noise 50"),
 ]
 
-# The matches of a calibration: ("anchor", nodes, UCI_Elo) or ("level", rating, UCI_Elo).
-# In the order played on 2026-11-23; the first two `level` matches played the table as first
-# set (Elo 1000: 200 nodes, noise 200; Elo 1200: 200 nodes, noise 100), the last two the
-# calibrated one.
+# The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
+# UCI_Elo, games), in the order played on 2026-11-24 (plus session 7's two anchors, first).
 PLAN = [
     ("anchor", 1000, 1800, 100),
+    ("anchor", 10000, 2000, 60),
     ("anchor", 200, 1350, 40),
     ("anchor", 3000, 1800, 40),
     ("level", 1000, 1350, 40),
-    ("level", 1200, 1350, 40),
-    ("anchor", 10000, 2000, 40),
-    ("level", 1000, 1350, 40),
-    ("level", 1500, 1500, 30),
+    ("level", 1100, 1350, 40),
+    ("anchor", 500, 1500, 40),
+    ("anchor", 100, 1350, 40),
+    ("anchor", 30000, 2000, 40),
+    ("level", 1100, 1350, 40),  # with Elo 1100 set to 140 nodes, noise 100 in levels.py
+    ("level", 1100, 1350, 40),  # ... and to 140 nodes, noise 50
 ]
 NOISY_NODES = 200
 NOISE_CP = 200  # the noise of the noisy levels (the fun levels go to 300)
@@ -160,6 +168,7 @@ class Curve:
         self.noisy = []
         self.configs = []  # (rating, nodes, noise) of every measured configuration up to 200 nodes
         self.error = None
+        pooled = {}
         for nodes, noise, sf_elo, w, d, l, what in measured:
             elo, lo, hi = rating(sf_elo, w, d, l)
             self.rows.append((nodes, noise, sf_elo, w, d, l, what, elo, lo, hi))
@@ -169,8 +178,13 @@ class Curve:
                 self.anchors.append((nodes, elo, lo, hi))
             if nodes == NOISY_NODES:
                 self.noisy.append((noise, elo))
-            if nodes <= NOISY_NODES and noise <= 250:
-                self.configs.append((elo, nodes, noise))
+            if nodes <= NOISY_NODES and noise <= 250:  # the same configuration played twice: pooled
+                games = pooled.setdefault((nodes, noise, sf_elo), [0, 0, 0])
+                games[0] += w
+                games[1] += d
+                games[2] += l
+        for (nodes, noise, sf_elo), (w, d, l) in sorted(pooled.items()):
+            self.configs.append((rating(sf_elo, w, d, l)[0], nodes, noise))
         if len({p[0] for p in self.anchors}) < 2:
             self.error = "fit needs noise-free anchors at two node counts at least"
             return
@@ -232,7 +246,8 @@ def fit(measured=MEASURED):
         print("  %d..%d nodes: %.0f Elo per doubling" % (round(2 ** x1), round(2 ** x2), (e2 - e1) / (x2 - x1)))
     elo_at, nodes_for = curve.elo_at, curve.nodes_for
     noisy, configs = curve.noisy, curve.configs
-    base = elo_at(NOISY_NODES)
+    floor = max(MIN_NODES, curve.lowest)  # noise-free budgets go down to the lowest anchor
+    base = elo_at(floor)
     top = curve.top
     line = None
     if len(noisy) >= 2:
@@ -244,25 +259,27 @@ def fit(measured=MEASURED):
         s = sum((p[0] - mx) * (p[1] - my) for p in noisy) / sxx if sxx else 0.0
         line = (my - s * mx, s)
         print("noise at %d nodes: Elo = %.0f %+.2f x noise_cp" % (NOISY_NODES, line[0], line[1]))
-    weak = sorted((n, z, e) for e, n, z in configs if z == NOISE_CP)  # by nodes
+    # Below the lowest anchor: the measured configuration (noisy ones, or the lowest anchor
+    # itself) nearest the rating. Not interpolated: with noise, Elo(nodes) is not monotonic
+    # within the intervals of 40-game matches (2026-11-24: 140 nodes +-200 cp 968, 180 nodes
+    # +-200 cp 880), so a level below the anchors plays a measured configuration. Going up the
+    # ratings, a level's budget is never below the one under it, nor its noise above it
+    # (a stronger level never searches less: tests/test_levels_rated.py).
+    weak = sorted((n, z, e) for e, n, z in configs if z) + [(floor, 0, base)]  # equal Elo: less noise
     print("suggested table (level, nodes, noise, Elo the fit gives):")
     out = []
+    least_nodes, most_noise = 0, 1000
     for target in range(1000, 2001, 100):
-        if target >= base or len(weak) < 2:
-            nodes = max(NOISY_NODES, int(round(nodes_for(target) / 10.0)) * 10)
+        if target >= base:
+            nodes = max(floor, least_nodes, int(round(nodes_for(target) / 10.0)) * 10)
             noise = 0
             est = elo_at(nodes)
-        elif target >= weak[-1][2]:  # between the strongest noisy one and the 200-node anchor
-            nodes, noise, est = min([weak[-1], (NOISY_NODES, 0, base)], key=lambda c: abs(c[2] - target))
-        else:  # along the measured noisy configurations, in log2(nodes) (never below MIN_NODES)
-            j = 0
-            while j < len(weak) - 2 and target > weak[j + 1][2]:
-                j += 1
-            (n1, _, e1), (n2, _, e2) = weak[j], weak[j + 1]
-            x = math.log2(n1) + (target - e1) * (math.log2(n2) - math.log2(n1)) / (e2 - e1)
-            nodes = max(MIN_NODES, int(round(2 ** x / 10.0)) * 10)
-            noise = NOISE_CP
-            est = e1 + (e2 - e1) * (math.log2(nodes) - math.log2(n1)) / (math.log2(n2) - math.log2(n1))
+        else:
+            allowed = [c for c in weak if c[0] >= least_nodes and c[1] <= most_noise] or weak
+            nodes, noise, est = min(allowed, key=lambda c: abs(c[2] - target))
+            if noise == 0:
+                est = elo_at(nodes)
+        least_nodes, most_noise = nodes, noise
         entry = levels.LEVELS[rated_level(target)]
         out.append((target, nodes, noise, est))
         print("  Elo %d: %6d nodes, noise %3d -> %4.0f%s   (levels.py now: %d nodes, noise %d)" % (
@@ -271,12 +288,12 @@ def fit(measured=MEASURED):
 
 
 # ---- timed levels: the same curve at a board's speed ------------------------------------------
-# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 337
+# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 420
 # nodes/s on the emulated stock Pico; the other chips are estimates scaled from it), replaced
 # by the search's speed inside the running App where docs/benchmarks.md measured one: the
-# RP2040's 296 nodes/s ("The chip's own figures through the whole firmware": Analysis level,
-# a middlegame, 40 s; the App polls the board between nodes).
-IN_APP_NODES_PER_S = {"RP2040": 296}
+# RP2040's 398 nodes/s ("Fewer heap frames on the chip": Analysis level, a middlegame, 40 s;
+# the App polls the board between nodes).
+IN_APP_NODES_PER_S = {"RP2040": 398}
 GAME_MOVES = 40  # a clock level's time a move: the mean over this many moves of one side
 HIGH_DOUBLINGS = 2  # the curve is followed at most this far beyond the top anchor, then capped
 

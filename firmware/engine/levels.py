@@ -102,17 +102,17 @@ _FIXED = const(26)  # levels in _TABLE; the rated levels follow them
 # (The ratings' range and step live in firmware/uci.py, the one user of "the level nearest an
 # Elo": kept out of this module, which a board holds all the time.)
 _RATED_COUNT = const(11)
-_RATED = (b"\x00\x0e\xc8"  # Elo 1000: 140 nodes, noise 200
-          b"\x00\x12\xc8"  # Elo 1100: 180 nodes, noise 200
-          b"\x00\x14\x00"  # Elo 1200: 200 nodes
-          b"\x00\x1e\x00"  # Elo 1300: 300 nodes
-          b"\x00\x2c\x00"  # Elo 1400: 440 nodes
-          b"\x00\x43\x00"  # Elo 1500: 670 nodes
-          b"\x00\x64\x00"  # Elo 1600: 1000 nodes
-          b"\x00\xe1\x00"  # Elo 1700: 2250 nodes
-          b"\x01\xf8\x00"  # Elo 1800: 5040 nodes
-          b"\x04\x6b\x00"  # Elo 1900: 11310 nodes
-          b"\x09\xea\x00")  # Elo 2000: 25380 nodes
+_RATED = (b"\x00\x0e\x64"  # Elo 1000: 140 nodes, noise 100
+          b"\x00\x0e\x32"  # Elo 1100: 140 nodes, noise 50
+          b"\x00\x0e\x00"  # Elo 1200: 140 nodes
+          b"\x00\x15\x00"  # Elo 1300: 210 nodes
+          b"\x00\x1e\x00"  # Elo 1400: 300 nodes
+          b"\x00\x2b\x00"  # Elo 1500: 430 nodes
+          b"\x00\x4c\x00"  # Elo 1600: 760 nodes
+          b"\x00\xcb\x00"  # Elo 1700: 2030 nodes
+          b"\x02\x62\x00"  # Elo 1800: 6100 nodes
+          b"\x07\x2c\x00"  # Elo 1900: 18360 nodes
+          b"\x15\x97\x00")  # Elo 2000: 55270 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
