@@ -78,6 +78,8 @@ MEASURED = [
     (30000, 0, 2000, 9, 15, 16, "anchor"),
     (140, 100, 1350, 4, 0, 36, "level 1100 as 140 nodes, noise 100"),
     (140, 50, 1350, 7, 1, 32, "level 1100 as 140 nodes, noise 50"),
+    (430, 0, 1500, 13, 6, 11, "check: level 1500 as calibrated"),
+    (6100, 0, 1800, 20, 6, 14, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
@@ -94,6 +96,8 @@ PLAN = [
     ("anchor", 30000, 2000, 40),
     ("level", 1100, 1350, 40),  # with Elo 1100 set to 140 nodes, noise 100 in levels.py
     ("level", 1100, 1350, 40),  # ... and to 140 nodes, noise 50
+    ("level", 1500, 1500, 30),  # checks of the table as calibrated
+    ("level", 1800, 1800, 40),
 ]
 NOISY_NODES = 200
 NOISE_CP = 200  # the noise of the noisy levels (the fun levels go to 300)
