@@ -292,12 +292,12 @@ def fit(measured=MEASURED):
 
 
 # ---- timed levels: the same curve at a board's speed ------------------------------------------
-# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 420
+# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 399
 # nodes/s on the emulated stock Pico; the other chips are estimates scaled from it), replaced
 # by the search's speed inside the running App where docs/benchmarks.md measured one: the
-# RP2040's 398 nodes/s ("Fewer heap frames on the chip": Analysis level, a middlegame, 40 s;
+# RP2040's 327 nodes/s ("Fewer heap frames on the chip": Analysis level, a middlegame, 40 s;
 # the App polls the board between nodes).
-IN_APP_NODES_PER_S = {"RP2040": 398}
+IN_APP_NODES_PER_S = {"RP2040": 327}
 GAME_MOVES = 40  # a clock level's time a move: the mean over this many moves of one side
 HIGH_DOUBLINGS = 2  # the curve is followed at most this far beyond the top anchor, then capped
 

@@ -49,15 +49,13 @@ CASES = (
     ("in_check", ("in_check",), "p.in_check()"),
     ("see (losing capture)", ("see",), "see(p, x)"),
     ("table probe", ("_tt_cutoff",), "s._tt_cutoff(-50, 50, 3)"),
-    ("order the moves", ("_score_moves",), "order(p, mv, n)"),
-    ("pick a move", ("_pick",), "pick1(mv, n)"),
 )
 
 DEVICE_SCRIPT = r"""
 import gc
 from time import ticks_us, ticks_diff
 from firmware.engine.position import Position
-from firmware.engine.search import Searcher, _score_moves, _pick, _ORDER_ARGS
+from firmware.engine.search import Searcher
 from firmware.engine.evaluate import evaluate
 from firmware.engine.see import see
 from firmware.engine.notation import parse_uci
@@ -73,14 +71,6 @@ def e(a):
 def f(a):
     b = c = d = g = h = i = j = k = l = m = o = a
     return b
-def order(p, mv, n):
-    args = _ORDER_ARGS
-    args[0] = 0
-    args[1] = n
-    _score_moves(p.board, mv, s.mscore, s.history, p)
-def pick1(mv, n):
-    _pick(s.mscore, mv, 0, n)
-order(p, mv, n)
 %(loops)s
 """
 

@@ -23,8 +23,7 @@ The same search runs here under CPython first: its node count must equal the Pic
 machine code must not change what is searched), else the variant is reported as WRONG.
 
 Groups (function names per group in GROUPS): attack, legal, movegen, make (position = the four),
-evaluate, qsearch, search (the main node and its helpers), see, tt, order (move scoring and
-selection). A variant is `all`,
+evaluate, qsearch, search (the main node and its helpers), see, tt. A variant is `all`,
 `none`, or group names joined by '+'.
 
 Nodes/s depends on the heap's layout, not only on the code: every call of a bytecode function
@@ -63,7 +62,6 @@ GROUPS = {
     "search": ("_search", "_check", "_filter_evasions"),
     "see": ("see",),
     "tt": ("probe", "store"),
-    "order": ("_score_moves", "_pick"),
 }
 GROUPS["position"] = GROUPS["attack"] + GROUPS["legal"] + GROUPS["movegen"] + GROUPS["make"]
 MODULES = ("firmware.engine.constants", "firmware.engine.tunables", "firmware.engine.zobrist",

@@ -11,9 +11,9 @@ again. Exactly one thread runs at any moment, so a simulation is deterministic.
 Device speeds (DEVICE_NODES_PER_S): the RP2040's is measured, the others derived from it. On
 the emulated stock Pico (rp2040js running MicroPython 1.29's RPI_PICO image at 125 MHz,
 bench/pico_speed.py, docs/benchmarks.md "Fewer heap frames on the chip") the .mpy build that
-`make flash` copies (attack test, move generator, move ordering and evaluation terms in viper
-machine code, the rest bytecode) searches 416..423 nodes/s depending on the heap's layout,
-420 on average over four layouts (337 before session 9, 173 before the viper work); the
+`make flash` copies (attack test, move generator and evaluation terms in viper machine code,
+the rest bytecode) searches 389..405 nodes/s depending on the heap's layout, 399 on average
+over four layouts (337 before session 9, 173 before the viper work); the
 emulator counts every flash fetch as one cycle, so a real chip is somewhat slower. The RP2350
 (150 MHz Cortex-M33) and the ESP32s (240 MHz Xtensa) are estimates relative to that figure,
 in the ratios estimated before (../shared/reference). A board config may override them
@@ -21,7 +21,7 @@ with `device_nodes_per_s` and `device_pass_us`.
 """
 import threading
 
-DEVICE_NODES_PER_S = {"RP2040": 420, "RP2350": 629, "ESP32": 511, "ESP32-S3": 561}
+DEVICE_NODES_PER_S = {"RP2040": 399, "RP2350": 598, "ESP32": 485, "ESP32-S3": 533}
 DEFAULT_NODES_PER_S = 20000  # Linux boards (Raspberry Pi with Blinka, CPython)
 # One service pass (scan + debounce + board sync + buttons + LEDs) on the device, in us. The
 # RP2040's is measured on the emulated chip with the pico board at its pins (a quiet pass of
@@ -46,7 +46,7 @@ def device_speed(config):
 class SimClock:
     """See the module docstring. `work()` returns the firmware's running node count."""
 
-    def __init__(self, nodes_per_s=420, pass_us=2000, work=None):
+    def __init__(self, nodes_per_s=399, pass_us=2000, work=None):
         self.now_us = 0
         self.limit_us = 0
         self.us_per_node = 1000000 // nodes_per_s
