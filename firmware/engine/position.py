@@ -53,7 +53,7 @@ _CASTLE_KEEP[112] = 0x0F & ~8  # a8
 _CASTLE_KEEP[119] = 0x0F & ~4  # h8
 _CASTLE_KEEP[116] = 0x0F & ~12  # e8
 
-# The steps of attacked(), _generate() and the evaluation's mobility, as unsigned bytes (256 + d
+# The steps of least_attacker(), _generate() and the evaluation's mobility, as unsigned bytes (256 + d
 # for a negative d): knight 0..7, king 8..15, rook 16..19, bishop 20..23.
 ATTACK_STEPS = bytearray(d & 255 for d in KNIGHT_STEPS + KING_STEPS + ROOK_STEPS + BISHOP_STEPS)
 
