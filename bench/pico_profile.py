@@ -21,7 +21,6 @@ import argparse
 import cProfile
 import os
 import pstats
-import subprocess
 import sys
 import time
 
@@ -29,7 +28,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from bench import pico_speed  # noqa: E402
-from tools import flash  # noqa: E402
 
 REPS = 200
 FEN = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
@@ -109,31 +107,11 @@ def calls_per_node():
 
 
 def run_on_pico(variant, args):
-    out_dir = os.path.join(ROOT, "build", "pico_profile", variant)
-    built = pico_speed.build_variant(variant, out_dir)
-    extra = os.path.join(out_dir, "firmware", "engine", "notation.mpy")
-    assert any(p == extra for p, _ in built)
-    log = open(os.path.join(ROOT, "build", "pico_profile", "emu-%d.log" % args.port), "w")
-    emu = subprocess.Popen(["node", "run.mjs", "--tcp", str(args.port), "--quiet"], cwd=args.emu, stdout=log,
-                           stderr=subprocess.STDOUT)
-    try:
-        pico_speed.wait_port(args.port)
-        port = "socket://127.0.0.1:%d" % args.port
-        cmds = []
-        for d in ("firmware", "firmware/engine"):
-            cmds += ["fs", "mkdir", ":" + d, "+"]
-        for local, remote in built:
-            cmds += ["fs", "cp", local, ":" + remote, "+"]
-        flash.mpremote(port, cmds[:-1], timeout=600)
-        script_path = os.path.join(ROOT, "build", "pico_profile", "profile.py")
-        with open(script_path, "w") as f:
-            f.write(device_script())
-        out = flash.mpremote(port, ["run", script_path], timeout=1800)
-        bench = flash.mpremote(port, ["run", os.path.join(ROOT, "build", "pico_profile", "bench.py")], timeout=1800)
-    finally:
-        emu.terminate()
-        emu.wait()
-        log.close()
+    """(the CASE times, pico_speed's parsed bench) from one emulated Pico."""
+    work_dir = os.path.join(ROOT, "build", "pico_profile")
+    built = pico_speed.build_variant(variant, os.path.join(work_dir, variant))
+    bench_script = pico_speed.device_script(pico_speed.BENCH_DEPTH, pico_speed.BENCH_COUNT)
+    (out, _), (bench, _) = pico_speed.run_on_emulator(built, args, [device_script(), bench_script], work_dir)
     times = {}
     for line in out.splitlines():
         w = line.split()
@@ -154,8 +132,6 @@ def main():
         raise SystemExit("no rp2040js runner in %s (--emu DIR)" % args.emu)
     nodes, per_node = calls_per_node()
     os.makedirs(os.path.join(ROOT, "build", "pico_profile"), exist_ok=True)
-    with open(os.path.join(ROOT, "build", "pico_profile", "bench.py"), "w") as f:
-        f.write(pico_speed.device_script(pico_speed.BENCH_DEPTH, pico_speed.BENCH_COUNT))
     t0 = time.time()
     times, bench = run_on_pico(args.variant, args)
     if bench.get("nodes") != nodes:

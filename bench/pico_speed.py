@@ -220,13 +220,14 @@ def run_cpython(script):
     return parse(proc.stdout)
 
 
-def run_variant(variant, args, script):
-    out_dir = os.path.join(ROOT, "build", "pico_speed", variant)
-    built = build_variant(variant, out_dir)
-    mpy_bytes = sum(os.path.getsize(p) for p, _ in built)
-    log = open(os.path.join(ROOT, "build", "pico_speed", "emu-%d.log" % args.port), "w")
+def run_on_emulator(built, args, scripts, work_dir):
+    """Boot a fresh emulated Pico on args.port, copy the `built` (local, remote) .mpy files to
+    it with mpremote, run each script (source text) there in turn; returns [(printed output,
+    host seconds)] in the same order. Shared with bench/pico_profile.py."""
+    log = open(os.path.join(work_dir, "emu-%d.log" % args.port), "w")
     emu = subprocess.Popen(["node", "run.mjs", "--tcp", str(args.port), "--quiet"], cwd=args.emu, stdout=log,
                            stderr=subprocess.STDOUT)
+    results = []
     try:
         wait_port(args.port)
         port = "socket://127.0.0.1:%d" % args.port
@@ -236,16 +237,25 @@ def run_variant(variant, args, script):
         for local, remote in built:
             cmds += ["fs", "cp", local, ":" + remote, "+"]
         flash.mpremote(port, cmds[:-1], timeout=600)
-        script_path = os.path.join(ROOT, "build", "pico_speed", "measure.py")
-        with open(script_path, "w") as f:
-            f.write(script)
-        t0 = time.time()
-        out = flash.mpremote(port, ["run", script_path], timeout=3600)
-        host_s = time.time() - t0
+        for i, script in enumerate(scripts):
+            script_path = os.path.join(work_dir, "script-%d.py" % i)
+            with open(script_path, "w") as f:
+                f.write(script)
+            t0 = time.time()
+            out = flash.mpremote(port, ["run", script_path], timeout=3600)
+            results.append((out, time.time() - t0))
     finally:
         emu.terminate()
         emu.wait()
         log.close()
+    return results
+
+
+def run_variant(variant, args, script):
+    work_dir = os.path.join(ROOT, "build", "pico_speed")
+    built = build_variant(variant, os.path.join(work_dir, variant))
+    mpy_bytes = sum(os.path.getsize(p) for p, _ in built)
+    [(out, host_s)] = run_on_emulator(built, args, [script], work_dir)
     if args.keep:
         print(out)
     result = parse(out)
