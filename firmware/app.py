@@ -57,6 +57,7 @@ _STOP_NONE = const(0)
 _OOM_AGAIN_MS = const(10000)  # a second MemoryError within this: restart (App.out_of_memory)
 _HEAP = const(1)  # features/feed.py handle(): `mem`
 _NOT_FEED = const(2)  # features/feed.py handle(): a line for features/console.py
+_NEW_GAME = const(3)  # features/console.py handle(): `new [FEN]`, its FEN checked
 
 
 class App:
@@ -165,6 +166,15 @@ class App:
                 self.collect()
         if done == _HEAP:  # `mem`: the heap as the unit holds it at work, the feature code gone
             self.write("mem free=%d max_block=%d used=%d" % heap_figures())
+        elif done == _NEW_GAME:  # with the console's code gone: the actions it loads need the room
+            c = self.controller
+            try:
+                c.leave_trainer(now_ms)
+                c.new_game(now_ms, " ".join(line.split()[1:]) or None)
+            except ValueError as exc:
+                self.write("error: %s" % (exc,))
+                return
+            self.write("ok")
 
     def step(self, now_ms):
         """One main-loop pass; runs the engine to the end of a search when one is due."""

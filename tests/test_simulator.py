@@ -89,6 +89,28 @@ def test_serial_console_commands():
     assert help_text[0] == "commands:" and any("pgn" in line for line in help_text)
 
 
+def test_console_new_game_runs_with_the_console_code_dropped():
+    """`new` starts the game only after features/console.py is gone from sys.modules: on a
+    Pico the button actions it loads need the console's 6.5 KB (tests/test_fit_pico.py)."""
+    import sys
+
+    sim = Simulator(level=DEPTH2, book=False)
+    controller = sim.app.controller
+    seen = []
+    real_new_game = controller.new_game
+
+    def new_game(now_ms, start_fen=None, swap_sides=False):
+        seen.append(("firmware.features.console" in sys.modules, start_fen))
+        return real_new_game(now_ms, start_fen, swap_sides)
+
+    controller.new_game = new_game
+    fen = "8/4P3/8/8/8/8/k7/4K3 w - - 0 1"
+    assert sim.console("new  " + fen.replace(" ", "  ")) == ["ok"]
+    assert sim.console("new") == ["ok"]
+    assert seen == [(False, fen), (False, None)]
+    assert sim.fen() == chess.STARTING_FEN
+
+
 def test_firmware_crash_surfaces_with_its_traceback():
     sim = Simulator(level=DEPTH2, book=False)
 

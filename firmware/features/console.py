@@ -40,13 +40,16 @@ _HELP = (
 )
 
 
+_NEW_GAME = 3  # handle(): the App is to start a new game (app.py)
+
+
 class ConsoleError(ValueError):
     """A console command that cannot be carried out."""
 
 
 def handle(app, line, now_ms=0):
-    """Carry out one console line; returns True when the App is to answer `mem` itself after
-    dropping this module, else None."""
+    """Carry out one console line; returns what the App is to do itself after dropping this
+    module (`new`: _NEW_GAME), else None."""
     words = line.split()
     if not words:
         return
@@ -116,14 +119,13 @@ def _pgn(app, args, now_ms):
 
 
 def _new(app, args, now_ms):
-    c = app.controller
+    """Checks the FEN only: the App starts the game once this module is dropped, so the
+    button actions and the journal's archive code it loads find the console's 6.5 KB free."""
     if args:
         from firmware.engine.position import Position
 
         Position(" ".join(args), 2)  # a bad FEN raises here, before the trainer is left
-    c.leave_trainer(now_ms)
-    c.new_game(now_ms, " ".join(args) if args else None)
-    app.write("ok")
+    return _NEW_GAME
 
 
 def _number(args, what):
