@@ -15,7 +15,8 @@ import sys
 sys.path.insert(0, ".")
 
 from firmware.compat import ticks_diff, ticks_ms  # noqa: E402
-from firmware.engine.notation import parse_san, san  # noqa: E402
+from firmware.engine.notation import san  # noqa: E402
+from firmware.engine.san_parse import parse_san  # noqa: E402
 from firmware.engine.position import Position  # noqa: E402
 from firmware.engine.search import Limits, Searcher  # noqa: E402
 

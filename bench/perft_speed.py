@@ -18,7 +18,7 @@ sys.path.insert(0, ROOT)
 import chess  # noqa: E402
 
 from firmware.engine.position import Position  # noqa: E402
-from firmware.engine.rules import perft  # noqa: E402
+from firmware.engine.perft import perft  # noqa: E402
 from tests.mpy import run_mpy  # noqa: E402
 from tests.positions import PERFT  # noqa: E402
 
@@ -51,7 +51,7 @@ def main():
         code = (
             "import time\n"
             "from firmware.engine.position import Position\n"
-            "from firmware.engine.rules import perft\n"
+            "from firmware.engine.perft import perft\n"
             "p = Position(%r)\n"
             "t = time.ticks_us()\n"
             "n = perft(p, %d)\n"

@@ -38,7 +38,7 @@ from firmware.compat import const
 from firmware.engine.fen import START_FEN, FenError
 from firmware.engine.notation import parse_uci, uci
 from firmware.engine.position import Position
-from firmware.engine.rules import perft_divide, release_perft_buffers
+from firmware.engine.perft import perft_divide, release_perft_buffers
 
 ENGINE_NAME = "Reedchess 0.1"
 ENGINE_AUTHOR = "the Reedchess developers"

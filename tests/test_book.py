@@ -23,7 +23,8 @@ from firmware.engine.book import (
     open_book,
     open_book_or_none,
 )
-from firmware.engine.notation import parse_san, parse_uci, uci
+from firmware.engine.notation import parse_uci, uci
+from firmware.engine.san_parse import parse_san
 from firmware.engine.position import Position
 from firmware.engine.rules import legal_moves
 from tests.mpy import PICO_HEAP, ROOT, run_mpy

@@ -8,7 +8,8 @@ import chess.polyglot
 import pytest
 
 from firmware.engine.book import open_book
-from firmware.engine.notation import parse_san, san
+from firmware.engine.notation import san
+from firmware.engine.san_parse import parse_san
 from firmware.engine.position import Position
 from tools.book_build import BookBuilder, BuildError, main, parse_movetext
 

@@ -12,7 +12,8 @@ import pytest
 
 from firmware.engine.book import default_book_path, encode_move, open_book, position_ply
 from firmware.engine.fen import fen
-from firmware.engine.notation import parse_san, san, uci
+from firmware.engine.notation import san, uci
+from firmware.engine.san_parse import parse_san
 from firmware.engine.position import Position
 from tests.mpy import ROOT
 from tools import book_build

@@ -7,7 +7,8 @@ import pytest
 
 from firmware.engine import rules
 from firmware.engine.fen import fen as fen_of
-from firmware.engine.notation import parse_san, parse_uci, san, uci
+from firmware.engine.notation import parse_uci, san, uci
+from firmware.engine.san_parse import parse_san
 from firmware.engine.position import Position
 from tests.mpy import run_mpy
 from tests.randomgames import random_positions

@@ -18,7 +18,8 @@ from firmware.engine.constants import (
     to_sq64,
 )
 from firmware.engine.fen import fen as fen_of
-from firmware.engine.notation import parse_san, parse_uci, uci
+from firmware.engine.notation import parse_uci, uci
+from firmware.engine.san_parse import parse_san
 from firmware.engine.position import Position
 from tests.mpy import run_mpy
 from tests.positions import PERFT
@@ -31,7 +32,7 @@ def test_perft_allocates_nothing_under_micropython():
     fen = PERFT["kiwipete"][0]
     out = run_mpy(
         "from firmware.engine.position import Position\n"
-        "from firmware.engine.rules import perft\n"
+        "from firmware.engine.perft import perft\n"
         "from firmware.compat import heap_lock, heap_unlock\n"
         "p = Position(%r)\n"
         "perft(p, 3)  # warm up: allocates the per-depth move buffers once\n"

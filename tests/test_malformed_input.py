@@ -5,9 +5,10 @@ import json
 import pytest
 
 from firmware.engine.fen import FenError, fen, set_fen
-from firmware.engine.notation import MoveSyntaxError, parse_san, parse_uci
+from firmware.engine.notation import MoveSyntaxError, parse_uci
 from firmware.engine.position import Position
 from firmware.engine.rules import IllegalMoveError
+from firmware.engine.san_parse import parse_san
 from firmware.uci import UciSession
 from tests.mpy import run_mpy_module
 

@@ -3,7 +3,7 @@
 import pytest
 
 from firmware.engine.position import Position
-from firmware.engine.rules import perft
+from firmware.engine.perft import perft
 from firmware.uci import UciSession
 from tests.mpy import run_mpy, run_mpy_module
 from tests.positions import CPYTHON_DEPTH, PERFT
@@ -29,7 +29,7 @@ def test_perft_micropython_one_depth_less():
         lines.append("check(%r, %r, %d)" % (name, fen, CPYTHON_DEPTH[name] - 1))
     code = (
         "from firmware.engine.position import Position\n"
-        "from firmware.engine.rules import perft\n"
+        "from firmware.engine.perft import perft\n"
         "def check(name, fen, depth):\n"
         "    print(name, depth, perft(Position(fen), depth))\n" + "\n".join(lines) + "\n"
     )

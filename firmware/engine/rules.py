@@ -1,8 +1,8 @@
-"""Game rules on top of Position: legal moves, game status, draw rules, perft.
+"""Game rules on top of Position: legal moves, game status, draw rules (perft: perft.py).
 
 These are the questions a controller asks ("is this a legal move?", "is the game over, and
 why?"). They may allocate (lists of moves) and are not meant for the search's inner loop,
-except `perft` and `repetitions`, which allocate nothing.
+except `repetitions`, which allocates nothing.
 
 Status codes (`status(position)`), automatic game ends first:
     ONGOING, CHECKMATE, STALEMATE, INSUFFICIENT_MATERIAL, SEVENTYFIVE_MOVES, FIVEFOLD_REPETITION
@@ -34,10 +34,6 @@ STATUS_NAMES = (
 )
 
 MAX_MOVES = const(256)  # room for any position's pseudo-legal moves (the record is 218)
-
-# One scratch buffer per perft depth, allocated when first needed.
-_perft_buffers = []
-
 
 class IllegalMoveError(ValueError):
     """A well-formed move that is not legal in the position."""
@@ -186,43 +182,3 @@ def claimable_draw(position):
     if repetitions(position) >= 3:
         return THREEFOLD_REPETITION
     return ONGOING
-
-
-def perft(position, depth):
-    """Count leaf nodes `depth` plies deep, making and unmaking every move (no bulk counting,
-    so it measures make/unmake speed too). Allocation-free once the buffers for this depth
-    exist (call once with the same depth to warm up before a heap_lock)."""
-    while len(_perft_buffers) < depth + 1:
-        _perft_buffers.append(array("i", bytes(4 * MAX_MOVES)))
-    return _perft(position, depth)
-
-
-def _perft(position, depth):
-    if depth == 0:
-        return 1
-    buf = _perft_buffers[depth]
-    end = position.gen_moves(buf, 0)
-    check = position.in_check()
-    total = 0
-    for i in range(end):
-        if position.make_legal(buf[i], check):
-            total += 1 if depth == 1 else _perft(position, depth - 1)
-            position.unmake()
-    return total
-
-
-def release_perft_buffers():
-    """Let perft's buffers go (after a UCI `go perft` on a board: kept, they would split the
-    free heap where a later search wants its tables in one piece). The next perft allocates
-    them again."""
-    del _perft_buffers[:]
-
-
-def perft_divide(position, depth):
-    """[(move, count)] for each legal root move (allocates)."""
-    result = []
-    for move in legal_moves(position):
-        position.make(move)
-        result.append((move, perft(position, depth - 1) if depth > 1 else 1))
-        position.unmake()
-    return result
