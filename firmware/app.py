@@ -171,7 +171,7 @@ class App:
             try:
                 c.leave_trainer(now_ms)
                 c.new_game(now_ms, " ".join(line.split()[1:]) or None)
-            except ValueError as exc:
+            except (ValueError, OSError) as exc:  # as the console answered them (console.handle)
                 self.write("error: %s" % (exc,))
                 return
             self.write("ok")
