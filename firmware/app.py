@@ -144,6 +144,7 @@ class App:
             self._event_ms = None
             if self.collect is not None:
                 self.collect()
+                self.searcher.heap_collected()  # if a search runs: its heap frames' room again
 
 
     def command(self, line, now_ms=0):
@@ -164,6 +165,7 @@ class App:
             self.controller.tidy()
             if self.collect is not None:
                 self.collect()
+                self.searcher.heap_collected()
         if done == _HEAP:  # `mem`: the heap as the unit holds it at work, the feature code gone
             self.write("mem free=%d max_block=%d used=%d" % heap_figures())
         elif done == _NEW_GAME:  # with the console's code gone: the actions it loads need the room

@@ -29,3 +29,55 @@ def test_heap_lock_is_real_under_micropython():
         "print(IS_MICROPYTHON, r)\n"
     )
     assert out.split() == ["True", "refused"]
+
+
+FRAGMENTED_HEAP = """
+import gc
+from firmware.compat import fill_heap_holes
+
+def fragment():
+    gc.collect()
+    keep = []
+    drop = []
+    for i in range(60):
+        x = (i, i, i, i, i, i, i, i, i, i)  # 12 words: 3 blocks of the allocator
+        if i % 2:
+            keep.append(x)
+        else:
+            drop.append(x)
+    drop = None
+    return keep  # a 3-block hole between every two kept tuples once collected
+
+def frame_lands_above_holes(fill):
+    keep = fragment()
+    top = max(id(x) for x in keep)
+    chain = None
+    if fill:
+        chain = fill_heap_holes()
+    else:
+        gc.collect()
+    fillers = 0
+    link = chain
+    while link is not None:
+        fillers += 1
+        link = link[0]
+    a = 1
+    frame_sized = (a, a, a, a, a, a, a, a, a, a)  # as big as a hole: where does it go?
+    return id(frame_sized) > top, fillers
+
+print(frame_lands_above_holes(False), frame_lands_above_holes(True))
+"""
+
+
+def test_fill_heap_holes_puts_the_next_frame_above_the_holes():
+    # Without the fill a 3-block allocation after a collection takes the lowest 3-block hole
+    # (below the kept tuples); with it, the holes are taken by one-block fillers and it lands
+    # in the free run above them (where the search's frames are then found at once).
+    out = run_mpy(FRAGMENTED_HEAP)
+    assert out.split("\n")[0] == "(False, 0) (True, %s)" % out.split()[-1].rstrip(")")
+    fillers = int(out.split()[-1].rstrip(")"))
+    assert 90 <= fillers <= 256  # at least the 30 holes of 3 blocks' blocks, never more than the cap
+
+
+def test_fill_heap_holes_is_a_no_op_on_cpython():
+    assert compat.fill_heap_holes() is None
