@@ -140,11 +140,13 @@ class App:
         c.tick(now_ms)
         self.ui.refresh(c, now_ms)
         self.ui.update(now_ms)
-        if self._event_ms is not None and ticks_diff(now_ms, self._event_ms) >= _QUIET_MS:
+        # Not while a search runs (it waits for the search's end): a collection sends
+        # MicroPython's allocator back to the heap's start, which the search's heap frames
+        # then pay for (compat.fill_heap_holes).
+        if self._event_ms is not None and not c.searching and ticks_diff(now_ms, self._event_ms) >= _QUIET_MS:
             self._event_ms = None
             if self.collect is not None:
                 self.collect()
-                self.searcher.heap_collected()  # if a search runs: its heap frames' room again
 
 
     def command(self, line, now_ms=0):
@@ -165,7 +167,6 @@ class App:
             self.controller.tidy()
             if self.collect is not None:
                 self.collect()
-                self.searcher.heap_collected()
         if done == _HEAP:  # `mem`: the heap as the unit holds it at work, the feature code gone
             self.write("mem free=%d max_block=%d used=%d" % heap_figures())
         elif done == _NEW_GAME:  # with the console's code gone: the actions it loads need the room

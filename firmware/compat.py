@@ -118,7 +118,7 @@ def heap_figures():
 _HEAP_BLOCK = 16 if sys.maxsize < (1 << 32) else 32
 
 
-def fill_heap_holes(onto=None, most=256, run=128):
+def fill_heap_holes(most=192, run=128, min_free=20480):
     """Collect, then fill the heap's small free holes below its first long free run; return
     what holds the fillers (keep it while searching, drop it after), None on CPython.
 
@@ -133,15 +133,19 @@ def fill_heap_holes(onto=None, most=256, run=128):
     blocks with one-block objects (a chain of 1-tuples: nothing else is allocated) leaves the
     mark at that run, so each frame is found at once. At most `most` blocks are filled (that
     memory is held while the fillers live). The run's own fillers are dropped at once: garbage
-    that the next collection takes back. `onto`: fillers from before (a collection made during
-    the search), kept and chained on."""
+    that the next collection takes back. Nothing is filled when less than `min_free` bytes are
+    free after the collection: a tight heap keeps every byte for the game (the search is then
+    as fast as the layout lets it be). A collection during the search would send the mark
+    back to the heap's start: the App does not collect while a search runs."""
     if not IS_MICROPYTHON:
         return None
     import gc
 
     gc.collect()
-    chain = onto
-    kept = onto  # the chain up to the last hole's filler
+    if gc.mem_free() < min_free:
+        return None
+    chain = None
+    kept = None  # the chain up to the last hole's filler
     last = 0
     in_run = 0
     try:

@@ -81,3 +81,12 @@ def test_fill_heap_holes_puts_the_next_frame_above_the_holes():
 
 def test_fill_heap_holes_is_a_no_op_on_cpython():
     assert compat.fill_heap_holes() is None
+
+
+def test_fill_heap_holes_leaves_a_tight_heap_alone():
+    # Less free than min_free after the collection: nothing filled.
+    out = run_mpy(FRAGMENTED_HEAP.replace(
+        "print(frame_lands_above_holes(False), frame_lands_above_holes(True))",
+        "keep = fragment()\n"
+        "print(fill_heap_holes(min_free=1 << 29), fill_heap_holes() is None)\n"))
+    assert out.split() == ["None", "False"]

@@ -1,6 +1,8 @@
 """The App collects the garbage once the board has been quiet for a while after a touch or a
 press (app._QUIET_MS), so a collection (~25 ms on an RP2040) rarely falls between the next
-lift and its LEDs. Not during the touch's handling, not again without a new touch."""
+lift and its LEDs. Not during the touch's handling, not again without a new touch, and not
+while a search runs (it would cost the search's heap frames their room: compat.fill_heap_holes);
+then after the search's end."""
 from firmware import app as app_module
 from host_sim import Simulator
 
@@ -25,10 +27,17 @@ def test_one_collection_after_each_quiet_spell():
     assert len(collections) == 1
     sim.run(QUIET)
     assert len(collections) >= 2
+    c = sim.app.controller
+    assert c.searching  # the computer thinks about its reply
     sim.press("hint")
     before = len(collections)
+    during = []
+    sim.app.collect = lambda: (collections.append(sim.app.now), during.append(c.searching))
+    while c.searching:  # the quiet spell's collection waits for the search's end
+        sim.run(QUIET // 4)
     sim.run(2 * QUIET)
     assert len(collections) > before
+    assert during and not any(during)  # none while the search ran
 
 
 # The board's USB console reader runs every pass. MicroPython's select.poll().poll() builds a

@@ -213,17 +213,11 @@ def test_without_a_stack_size_nothing_changes_under_micropython():
     assert int(nodes) == ours.nodes and int(limit) == 63
 
 
+
 HOLES_SNIPPET = """
 import gc
 from firmware.engine.position import Position
 from firmware.engine.search import Searcher, Limits
-
-def chain_holds(chain, target):
-    while chain is not None:
-        if chain is target:
-            return True
-        chain = chain[0]
-    return False
 
 def main():
     searcher = Searcher(tt_entries=1024, poll_nodes=64)
@@ -237,35 +231,38 @@ def main():
         else:
             dropped.append(x)
     dropped = None
+    top = max(id(x) for x in kept)
     seen = []
     def poll(s):
         if not seen:
-            first = s.fillers
-            gc.collect()  # as the App's poll does when the board goes quiet
-            s.heap_collected()
-            seen.append((first is not None, chain_holds(s.fillers, first)))
+            link = s.fillers
+            lowest = top
+            while link is not None:
+                if id(link) < lowest:
+                    lowest = id(link)
+                link = link[0]
+            seen.append(lowest < top)  # fillers sit in the holes below the kept tuples
         return False
     steps = searcher.iterate(position, Limits(depth=4), poll)
-    during = searcher.running and searcher.fillers is not None
+    during = searcher.fillers is not None
     for info in steps:
         pass
-    print(during, seen[0][0], seen[0][1], searcher.running, searcher.fillers is None)
+    print(during, seen[0], searcher.fillers is None)
 main()
 """
 
 
-def test_a_search_fills_the_heap_holes_and_refills_after_a_collection_under_micropython():
+def test_a_search_holds_the_heap_holes_filled_while_it_runs_under_micropython():
     # iterate() fills the heap's small holes (compat.fill_heap_holes) and holds the fillers
-    # while it runs; a collection during the search (the App's quiet-board collect) calls
-    # heap_collected(), which keeps the old fillers in the new chain; the end releases them.
+    # while the search runs; its end releases them for the next collection.
     out = run_mpy(HOLES_SNIPPET % MIDDLEGAME).split()
-    assert out == ["True", "True", "True", "False", "True"], out
+    assert out == ["True", "True", "True"], out
 
 
-def test_heap_collected_does_nothing_outside_a_search():
+def test_a_cpython_search_fills_nothing():
     searcher = Searcher(tt_entries=1024)
-    assert searcher.running is False
-    searcher.heap_collected()
+    steps = searcher.iterate(Position(MIDDLEGAME), Limits(depth=2))
     assert searcher.fillers is None
-    searcher.search(Position(MIDDLEGAME), Limits(depth=2))
-    assert searcher.running is False and searcher.fillers is None
+    for _ in steps:
+        pass
+    assert searcher.fillers is None

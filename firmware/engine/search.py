@@ -296,7 +296,6 @@ class Searcher:
         self.best_score = 0
         self.done_depth = 0
         self.fillers = None  # what holds the heap's holes filled during a search (iterate)
-        self.running = False  # from iterate() until its search has finished its depths
 
     # ---- control ------------------------------------------------------------------------
     def stop(self):
@@ -316,14 +315,6 @@ class Searcher:
         same position and seed, so the search stays consistent). 0 turns it off."""
         self.noise_cp = noise_cp if noise_cp > 0 else 0
         self.noise_seed = (self.seed if seed is None else seed) * 7919 & 0x3FFFFFFF
-
-    def heap_collected(self):
-        """Call after a garbage collection made during a search (the App's poll collects when
-        the board goes quiet after a touch, e.g. while pondering): it sent the allocator back
-        to the heap's start, so the holes it opened are filled again, the search's fillers
-        kept (compat.fill_heap_holes). Nothing otherwise, or on CPython."""
-        if self.running:
-            self.fillers = fill_heap_holes(self.fillers)
 
     def new_game(self):
         """Forget everything learnt (TT, history)."""
@@ -427,7 +418,6 @@ class Searcher:
         # compat.fill_heap_holes; 30 % more nodes a second on the emulated Pico), released
         # when the search ends. The last search's fillers go first, so they are collected.
         self.fillers = None
-        self.running = n > 0
         if n:
             self.fillers = fill_heap_holes()
         return self._deepen(n)
@@ -448,7 +438,6 @@ class Searcher:
         self.best_move = best_move
         if self.max_ply < 2:
             self.fillers = None
-            self.running = False
             return  # no room in the position's history to search: the first ordered move
         best_score = 0
         timed = not limits.infinite and not limits.depth and not limits.nodes and not limits.mate
@@ -516,7 +505,6 @@ class Searcher:
                     break  # a mate in (MATE - score + 1) // 2 moves is proven: nothing to gain
             depth += 1
         self.fillers = None  # the search's frames are gone: the holes are the heap's again
-        self.running = False
         # the expected reply: the PV's second move, if the PV still starts with our move
         # (a move that beat the old best in an unfinished depth has its own PV)
         self.ponder_move = self.pv[1] if self.pv_len[0] > 1 and self.pv[0] == self.best_move else 0
