@@ -129,7 +129,7 @@ def fill_heap_holes(most=192, run=128, min_free=20480):
     mark up. So after a collection every frame's allocation walks the allocation table over
     all the objects and small holes the imports left, and the walk depends on the heap's
     layout (the same search on the emulated Pico ran 411..437 nodes/s with a few hundred
-    bytes shifted, 565 with the holes filled). Filling every hole below a run of `run` free
+    bytes shifted, 569..573 with the holes filled). Filling every hole below a run of `run` free
     blocks with one-block objects (a chain of 1-tuples: nothing else is allocated) leaves the
     mark at that run, so each frame is found at once. At most `most` blocks are filled (that
     memory is held while the fillers live). The run's own fillers are dropped at once: garbage
