@@ -131,8 +131,8 @@ def fill_heap_holes(most=192, run=128, min_free=20480):
     layout (the same search on the emulated Pico ran 411..437 nodes/s with a few hundred
     bytes shifted, 569..573 with the holes filled). Filling every hole below a run of `run` free
     blocks with one-block objects (a chain of 1-tuples: nothing else is allocated) leaves the
-    mark at that run, so each frame is found at once. At most `most` blocks are filled (that
-    memory is held while the fillers live). The run's own fillers are dropped at once: garbage
+    mark at that run, so each frame is found at once. At most `most` fillers are held (the
+    ones beyond are garbage at once, but stay in their holes until the next collection). The run's own fillers are dropped at once: garbage
     that the next collection takes back. Nothing is filled when less than `min_free` bytes are
     free after the collection: a tight heap keeps every byte for the game (the search is then
     as fast as the layout lets it be). A collection during the search would send the mark
@@ -145,21 +145,28 @@ def fill_heap_holes(most=192, run=128, min_free=20480):
     if gc.mem_free() < min_free:
         return None
     chain = None
-    kept = None  # the chain up to the last hole's filler
+    kept = None  # the chain up to the last hole's filler: kept_count fillers
+    kept_count = 0
+    capped = None  # the first `most` fillers, held instead when the holes take more
+    made = 0
     last = 0
     in_run = 0
     try:
-        for _ in range(most + run):
+        while made < most + run:
             chain = (chain,)
+            made += 1
+            if made == most:
+                capped = chain
             here = id(chain)
             if here == last + _HEAP_BLOCK:
                 in_run += 1
                 if in_run >= run:
-                    return kept
+                    break
             else:
                 kept = chain[0]
+                kept_count = made - 1
                 in_run = 1
             last = here
     except MemoryError:  # the heap is locked (a test) or full: what was filled till then
         pass
-    return kept
+    return kept if kept_count <= most else capped
