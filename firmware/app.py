@@ -34,6 +34,7 @@ simulator turns it into device time).
 """
 from firmware.compat import const, heap_figures, ticks_diff
 from firmware.compat import ticks_ms as _ticks_ms
+from firmware.engine.position import Position
 from firmware.engine.search import MOVE_STACK, Searcher, mate_in_moves
 
 POLL_TARGET_MS = 10
@@ -171,9 +172,12 @@ class App:
             self.write("mem free=%d max_block=%d used=%d" % heap_figures())
         elif done == _NEW_GAME:  # with the console's code gone: the actions it loads need the room
             c = self.controller
+            text = " ".join(line.split()[1:]) or None
             try:
+                if text is not None:
+                    Position(None, 2).load_fen(text)  # a bad FEN raises here, before the trainer is left
                 c.leave_trainer(now_ms)
-                c.new_game(now_ms, " ".join(line.split()[1:]) or None)
+                c.new_game(now_ms, text)
             except (ValueError, OSError) as exc:  # as the console answered them (console.handle)
                 self.write("error: %s" % (exc,))
                 return

@@ -13,6 +13,7 @@ from firmware.engine.constants import (
     move_promotion,
     move_special,
     move_to,
+    START_FEN,
     parse_square,
     square_name,
     to_sq64,
@@ -240,3 +241,95 @@ def test_legal_moves_from_is_each_square_of_python_chess():
             ours = sorted(uci(m) for m in rules.legal_moves(pos, sq))
             theirs = sorted(m.uci() for m in board.legal_moves if m.from_square == square)
             assert ours == theirs, (board.fen(), chess.square_name(square))
+
+
+# Played on the MicroPython unix port, where make and unmake are machine code (viper): random
+# games from the perft positions (castling, e.p., promotions, captures of every kind), the
+# incremental hash halves and scores checked against a recomputation after every make and
+# every unmake, and the position back exactly where it started.
+_INCREMENTAL_MPY = """
+from firmware.engine.position import Position
+from firmware.engine.rules import legal_moves
+from firmware.engine.fen import fen
+seed = 12345
+bad = 0
+plies = 0
+kinds = set()
+for start in %r:
+    for game in range(6):
+        p = Position(start)
+        first = (p.hash_lo, p.hash_hi, p.score_mg, p.score_eg, fen(p))
+        trail = []
+        for _ in range(90):
+            moves = legal_moves(p)
+            if not moves:
+                break
+            seed = (seed * 1103515245 + 12345) & 0x3FFFFFFF
+            m = moves[seed %% len(moves)]
+            for e in moves:
+                if e >> 17 == 2:  # en passant is rare in random play: take it when it comes
+                    m = e
+            kinds.add((m >> 17, (m >> 14) & 7 != 0, p.board[(m >> 7) & 127] != 0))
+            trail.append((p.hash_lo, p.hash_hi, p.score_mg, p.score_eg))
+            p.make(m)
+            plies += 1
+            got = (p.hash_lo, p.hash_hi, p.score_mg, p.score_eg)
+            p.rehash()
+            bad += got != (p.hash_lo, p.hash_hi, p.score_mg, p.score_eg)
+        while p.ply:
+            p.unmake()
+            bad += trail.pop() != (p.hash_lo, p.hash_hi, p.score_mg, p.score_eg)
+        bad += first != (p.hash_lo, p.hash_hi, p.score_mg, p.score_eg, fen(p))
+print(bad, plies, len(kinds))
+"""
+
+
+def test_make_and_unmake_keep_the_incremental_state_under_micropython():
+    starts = [fen for fen, _ in PERFT.values()]
+    bad, plies, kinds = (int(x) for x in run_mpy(_INCREMENTAL_MPY % (starts,), timeout=300).split())
+    assert plies > 1000
+    assert kinds == 7  # quiet, captures, double pushes, e.p., castling, promotions (with and without capture)
+    assert bad == 0
+
+
+def test_set_start_and_assign_give_what_fen_gives():
+    from firmware.engine.fen import set_fen
+
+    start = Position()
+    parsed = Position("r3k2r/8/8/8/8/8/8/R3K2R w - - 0 1")
+    set_fen(parsed, START_FEN)
+    state = lambda p: (bytes(p.board), bytes(p.counts), bytes(p.kings), p.stm, p.castling, p.ep,  # noqa: E731
+                       p.halfmove, p.fullmove, p.hash_lo, p.hash_hi, p.score_mg, p.score_eg, p.ply)
+    assert state(start) == state(parsed)
+    game = Position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+    for text in ("e1g1", "h3g2", "a2a4"):  # castling, a capture, a double push beside an enemy pawn (e.p.)
+        game.make(parse_uci(game, text))
+    copy = Position()
+    copy.make(parse_uci(copy, "e2e4"))
+    copy.assign(game)
+    assert game.ep and game.castling == 12
+    assert state(copy)[:-1] == state(game)[:-1] and copy.ply == 0 and len(copy.prior_lo) == 0
+    assert fen_of(copy) == fen_of(game)
+
+
+def test_the_fen_parser_is_loaded_only_while_a_fen_is_read():
+    out = run_mpy(
+        "import sys\n"
+        "from firmware.controller.game import Game\n"
+        "from firmware.engine.position import FenError, Position\n"
+        "g = Game(100)\n"
+        "g.new()\n"
+        "Position(None, 40).assign(g.position)\n"
+        "print('firmware.engine.fen' in sys.modules)\n"
+        "g.new('8/8/8/4k3/8/8/8/4K2R w K - 0 1')\n"
+        "print('firmware.engine.fen' in sys.modules, g.start_fen)\n"
+        "try:\n"
+        "    g.new('8/8/8/8/8/8/8/8 w - - 0 1')\n"
+        "except FenError as e:\n"
+        "    print('FenError', 'firmware.engine.fen' in sys.modules, g.start_fen)\n"
+        "import firmware.engine.fen\n"
+        "g.new('8/8/8/4k3/8/8/8/4K3 w - - 0 1')\n"
+        "print('firmware.engine.fen' in sys.modules)\n"
+    )
+    assert out.split("\n")[:4] == ["False", "False 8/8/8/4k3/8/8/8/4K2R w K - 0 1",
+                                     "FenError False 8/8/8/4k3/8/8/8/4K2R w K - 0 1", "True"]

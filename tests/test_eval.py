@@ -182,7 +182,7 @@ def test_pesto_tables_are_installed_then_released_under_micropython():
         "evaluate.init()\n"
         "gc.collect(); d = gc.mem_free()\n"
         "print('pesto' in sys.modules.get('firmware.engine').__dict__, 'firmware.engine.pesto' in sys.modules)\n"
-        "print(position.PST_MG[position.PIECE_BASE[1] + 0x34] == pawn_e4)\n"
+        "print(position.PST_MG[position.PIECE_BASE[1] + 0x34] - 0x8000 == pawn_e4)\n"  # position._PST_BIAS
         "print(a - b, c - d)\n"
     )
     lines = out.split("\n")

@@ -105,6 +105,14 @@ def test_the_guard_turns_a_too_small_stack_into_leaves_not_a_crash():
 
 
 # ---- the search position ------------------------------------------------------------------------
+def _history_hashes(pos):
+    """(lo list, hi list) of every earlier position that counts for repetition, oldest first:
+    the prior hashes and the positions before each made ply."""
+    lo = list(pos.prior_lo) + [pos.hist_lo[i] for i in range(pos.ply)]
+    hi = list(pos.prior_hi) + [pos.hist_hi[i] for i in range(pos.ply)]
+    return lo, hi
+
+
 def _full_history_copy(game_pos):
     """What Computer.prepare did before: the whole game history as the prior hashes."""
     from array import array
@@ -113,7 +121,7 @@ def _full_history_copy(game_pos):
 
     pos = Position(None, SEARCH_PLIES)
     set_fen(pos, fen(game_pos))
-    lo, hi = game_pos.history_hashes()
+    lo, hi = _history_hashes(game_pos)
     pos.prior_lo = array("i", lo)
     pos.prior_hi = array("i", hi)
     return pos
@@ -135,7 +143,7 @@ def test_search_position_keeps_only_the_reachable_history_and_searches_the_same(
     _play(game, moves)
     comp = Computer(Searcher(tt_entries=1024))
     pos = comp.prepare(game.position)
-    lo, hi = game.position.history_hashes()
+    lo, hi = _history_hashes(game.position)
     n = game.position.halfmove
     assert list(pos.prior_lo) == lo[len(lo) - n:] and list(pos.prior_hi) == hi[len(hi) - n:]
     assert pos.capacity == SEARCH_PLIES >= MAX_PLY + 2

@@ -16,7 +16,6 @@ halfmove clock, at most 100): no earlier one can repeat, and the search looks no
 from array import array
 
 from firmware.engine import levels as _levels
-from firmware.engine.fen import fen, set_fen
 from firmware.engine.position import Position
 from firmware.engine.search import MAX_PLY
 
@@ -120,7 +119,7 @@ class Computer:
         """Copy `game_position` (with its repetition history) into the search position and
         play `ponder_move` on it if given. Returns the search position."""
         pos = self.position
-        set_fen(pos, fen(game_position))
+        pos.assign(game_position)
         self._copy_history(game_position, pos)
         if ponder_move:
             pos.make(ponder_move)

@@ -49,7 +49,7 @@ from firmware.controller.game import RESULT_DRAW, IllegalGameMoveError
 from firmware.controller.settings import NOBODY
 from firmware.engine import rules
 from firmware.engine.constants import from_sq64, to_sq64
-from firmware.engine.fen import START_FEN
+from firmware.engine.constants import START_FEN
 from firmware.engine.notation import san
 from firmware.features import drop, load
 

@@ -15,7 +15,7 @@ ADJUDICATED and TIMEOUT; `result` is the PGN result text "1-0", "0-1", "1/2-1/2"
 """
 from firmware.compat import const
 from firmware.engine import rules
-from firmware.engine.fen import START_FEN, fen, set_fen
+from firmware.engine.constants import START_FEN
 from firmware.engine.notation import uci
 from firmware.engine.position import Position
 
@@ -54,9 +54,11 @@ class Game:
     def new(self, start_fen=None):
         """Start a new game from `start_fen` (default: the initial position). Raises FenError
         for a bad FEN and leaves the game unchanged in that case."""
-        text = START_FEN if start_fen is None else start_fen
-        set_fen(self.position, text)
-        self.start_fen = fen(self.position) if start_fen is not None else START_FEN
+        if start_fen is None:
+            self.position.set_start()
+            self.start_fen = START_FEN
+        else:
+            self.start_fen = self.position.load_fen(start_fen)
         self.result = RESULT_ONGOING
         self.reason = rules.ONGOING
 

@@ -44,6 +44,8 @@ _MOVE_CASTLE = const(3)
 _NO_MOVE = const(0)
 
 PIECE_LETTERS = ".PNBRQK..pnbrqk"  # index by piece code
+# Here rather than in fen.py, so that code comparing with it does not load the FEN parser.
+START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 FILE_NAMES = "abcdefgh"
 RANK_NAMES = "12345678"
 

@@ -9,17 +9,24 @@ no pawns on the first or last rank, side to move, castling rights that match kin
 squares, an en-passant square that a double pawn push just made possible, numeric clocks,
 and the side not to move not in check.
 """
-from firmware.engine.constants import FILE_NAMES, PIECE_LETTERS, RANK_NAMES, SQUARES
-
-START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+from firmware.engine.constants import FILE_NAMES, PIECE_LETTERS, RANK_NAMES, SQUARES, START_FEN  # noqa: F401
+from firmware.engine.position import FenError
 
 _CASTLE_CHARS = "KQkq"
 # (right bit, king square, rook square, rook piece code) per castling letter.
 _CASTLE_NEEDS = {"K": (1, 4, 7, 4), "Q": (2, 4, 0, 4), "k": (4, 116, 119, 12), "q": (8, 116, 112, 12)}
 
 
-class FenError(ValueError):
-    """A malformed or illegal FEN; the message names the field."""
+def unload():
+    """Take this module out of sys.modules (and the engine package): its 4.7 KB are free at the
+    next collection. The firmware loads it only to read or write a FEN, and whoever loaded it
+    for that unloads it after, unless it was loaded already (`__name__ in sys.modules`)."""
+    import sys
+
+    del sys.modules[__name__]
+    package = sys.modules.get("firmware.engine")
+    if package is not None and "fen" in package.__dict__:
+        delattr(package, "fen")
 
 
 def _parse_board(text):

@@ -19,7 +19,7 @@ History capacity bounds the game length plus search depth (`capacity`, default 6
 """
 from array import array
 
-from firmware.compat import const, micropython, ptr8, ptr32
+from firmware.compat import const, micropython, ptr8, ptr16, ptr32
 from firmware.engine import zobrist
 from firmware.engine.constants import (
     BISHOP_STEPS,
@@ -66,10 +66,12 @@ for _step in KING_STEPS:
 
 # Incremental score tables, indexed like the hash keys: `PIECE_BASE[piece] + sq` (zobrist.py);
 # Black's entries are negated, so one addition per change keeps White's point of view
-# without branches.
+# without branches. Each cell holds its value + _PST_BIAS, unsigned: viper code reads 16-bit
+# cells unsigned, and with the bias a move's (to - from) difference needs no correction.
 PIECE_BASE = zobrist.PIECE_BASE
-PST_MG = array("h", bytes(2 * zobrist.TABLE_SIZE))
-PST_EG = array("h", bytes(2 * zobrist.TABLE_SIZE))
+_PST_BIAS = const(0x8000)
+PST_MG = array("H", bytes(2 * zobrist.TABLE_SIZE))
+PST_EG = array("H", bytes(2 * zobrist.TABLE_SIZE))
 
 
 def set_piece_square_tables(mg_by_kind, eg_by_kind):
@@ -81,10 +83,10 @@ def set_piece_square_tables(mg_by_kind, eg_by_kind):
             rank, file = sq64 >> 3, sq64 & 7
             sq = rank * 16 + file
             mirrored = (7 - rank) * 16 + file
-            PST_MG[PIECE_BASE[kind] + sq] = mg_by_kind[kind][sq64]
-            PST_EG[PIECE_BASE[kind] + sq] = eg_by_kind[kind][sq64]
-            PST_MG[PIECE_BASE[kind | 8] + mirrored] = -mg_by_kind[kind][sq64]
-            PST_EG[PIECE_BASE[kind | 8] + mirrored] = -eg_by_kind[kind][sq64]
+            PST_MG[PIECE_BASE[kind] + sq] = _PST_BIAS + mg_by_kind[kind][sq64]
+            PST_EG[PIECE_BASE[kind] + sq] = _PST_BIAS + eg_by_kind[kind][sq64]
+            PST_MG[PIECE_BASE[kind | 8] + mirrored] = _PST_BIAS - mg_by_kind[kind][sq64]
+            PST_EG[PIECE_BASE[kind | 8] + mirrored] = _PST_BIAS - eg_by_kind[kind][sq64]
 
 
 def _material_tables():
@@ -94,6 +96,7 @@ def _material_tables():
 set_piece_square_tables(_material_tables(), _material_tables())
 
 
+_BACK_RANK = b"\x04\x02\x03\x05\x06\x03\x02\x04"  # R N B Q K B N R, a to h
 _NOISY_ONLY = const(16)  # _generate(): captures and promotions only
 
 
@@ -289,6 +292,11 @@ class PositionFullError(ValueError):
     """More plies were made than the history arrays hold."""
 
 
+class FenError(ValueError):
+    """A malformed or illegal FEN; the message names the field (raised by fen.py, defined here
+    so that it stays the same class when fen.py is loaded again after fen.unload())."""
+
+
 class Position:
     """A chess position with make/unmake. Start with `Position()` (the initial position) or
     `Position(fen)`; see fen.py for parsing and validation."""
@@ -320,9 +328,12 @@ class Position:
         # from the journal keeps its history here); (lo, hi) pairs, newest last.
         self.prior_lo = array("i")
         self.prior_hi = array("i")
-        from firmware.engine import fen as _fen
+        if fen is None:
+            self.set_start()
+        else:
+            from firmware.engine import fen as _fen
 
-        _fen.set_fen(self, fen if fen is not None else _fen.START_FEN)
+            _fen.set_fen(self, fen)
 
     # ---- setting up -------------------------------------------------------------------
     def clear(self):
@@ -341,6 +352,51 @@ class Position:
         self.ply = 0
         self.prior_lo = array("i")
         self.prior_hi = array("i")
+        self.rehash()
+
+    def set_start(self):
+        """The initial position, history cleared (as set_fen with START_FEN, without parsing:
+        a game that never sees another FEN never loads fen.py)."""
+        self.clear()
+        for f in range(8):
+            self.put(f, _BACK_RANK[f])
+            self.put(16 + f, _PAWN)
+            self.put(96 + f, _BLACK | _PAWN)
+            self.put(112 + f, _BLACK | _BACK_RANK[f])
+        self.castling = 15
+        self.rehash()
+
+    def load_fen(self, text):
+        """set_fen(self, text) (FenError for a bad FEN, the position unchanged then), and the
+        position's FEN back, with fen.py loaded for this call only unless it was loaded
+        already: the firmware reads a FEN this way, as the parser is 4.7 KB of heap that a
+        game from the initial position never needs."""
+        import sys
+
+        kept = "firmware.engine.fen" in sys.modules
+        from firmware.engine import fen as _fen
+
+        try:
+            _fen.set_fen(self, text)
+            return _fen.fen(self)
+        finally:
+            if not kept:
+                _fen.unload()
+
+    def assign(self, other):
+        """Take `other`'s board and state (side to move, castling, e.p., clocks), its history
+        cleared: ply 0, no prior hashes (the computer copies the game this way before each
+        search). The e.p. square is kept as `other` has it, so the hashes agree."""
+        self.clear()
+        src = other.board
+        for sq in SQUARES:
+            if src[sq]:
+                self.put(sq, src[sq])
+        self.stm = other.stm
+        self.castling = other.castling
+        self.ep = other.ep
+        self.halfmove = other.halfmove
+        self.fullmove = other.fullmove
         self.rehash()
 
     def put(self, sq, piece):
@@ -364,8 +420,8 @@ class Position:
                 i = PIECE_BASE[p] + sq
                 lo ^= zobrist.PIECE_LO[i]
                 hi ^= zobrist.PIECE_HI[i]
-                mg += PST_MG[i]
-                eg += PST_EG[i]
+                mg += PST_MG[i] - _PST_BIAS
+                eg += PST_EG[i] - _PST_BIAS
         lo ^= zobrist.CASTLE_LO[self.castling]
         hi ^= zobrist.CASTLE_HI[self.castling]
         if self.ep:
@@ -378,23 +434,6 @@ class Position:
         self.hash_hi = hi
         self.score_mg = mg
         self.score_eg = eg
-
-    def copy(self):
-        """A new Position with the same board, state and repetition history (allocates)."""
-        from firmware.engine import fen as _fen
-
-        other = Position(_fen.fen(self), self.capacity)
-        lo, hi = self.history_hashes()
-        other.prior_lo = array("i", lo)
-        other.prior_hi = array("i", hi)
-        return other
-
-    def history_hashes(self):
-        """(lo list, hi list) of every earlier position that counts for repetition, oldest
-        first: the prior hashes and the positions before each made ply (allocates)."""
-        lo = list(self.prior_lo) + [self.hist_lo[i] for i in range(self.ply)]
-        hi = list(self.prior_hi) + [self.hist_hi[i] for i in range(self.ply)]
-        return lo, hi
 
     # ---- attacks ----------------------------------------------------------------------
     def attacked(self, sq, by):
@@ -447,90 +486,100 @@ class Position:
     def make(self, move, test=0):
         """Play a pseudo-legal move. Allocates nothing. `test` 0: no legality test (returns
         True); 1 or 2 (the mover is not / is in check now): make_legal's test, so an illegal
-        move is taken back and False returned. The search calls this with `test` directly:
-        one call fewer per node than make_legal, and on a chip a call of a bytecode function
-        with many locals takes its frame from the heap (see docs/engine.md)."""
-        ply = self.ply
-        if ply >= self.capacity:
+        move is taken back and False returned. (The machine code is `play`, which the search
+        calls directly: viper functions take no default arguments.)"""
+        return self.play(move, test)
+
+    @micropython.viper
+    def play(self, move: int, test: int) -> bool:
+        """make(move, test) as machine code, every argument given. Viper: a make and unmake
+        were 28 % of a node on the chip as bytecode (two heap frames, boxed integers for every
+        table read). The piece-square cells carry _PST_BIAS (see there): a piece's move adds
+        its to-square's cell and takes its from-square's, and the biases cancel; a piece
+        taken off (or put back) corrects by it. The position's attributes stay objects."""
+        ply = int(self.ply)
+        if ply >= int(self.capacity):
             raise PositionFullError("position history full (%d plies)" % self.capacity)
-        b = self.board
-        PL = zobrist.PIECE_LO
-        PH = zobrist.PIECE_HI
-        PB = PIECE_BASE
+        b = ptr8(self.board)
+        counts = ptr8(self.counts)
+        pl = ptr32(zobrist.PIECE_LO)
+        ph = ptr32(zobrist.PIECE_HI)
+        pmg = ptr16(PST_MG)
+        peg = ptr16(PST_EG)
+        base = ptr16(PIECE_BASE)
         fr = move & 127
         to = (move >> 7) & 127
         special = move >> 17
-        piece = b[fr]
-        captured = b[to]
-        lo = self.hash_lo
-        hi = self.hash_hi
-        rights = self.castling
-        ep = self.ep
-        self.hist_move[ply] = move
-        self.hist_captured[ply] = captured
-        self.hist_castling[ply] = rights
-        self.hist_ep[ply] = ep
-        self.hist_halfmove[ply] = self.halfmove
-        self.hist_lo[ply] = lo
-        self.hist_hi[ply] = hi
+        piece = int(b[fr])
+        captured = int(b[to])
+        lo = int(self.hash_lo)
+        hi = int(self.hash_hi)
+        rights = int(self.castling)
+        ep = int(self.ep)
+        halfmove = int(self.halfmove)
+        ptr32(self.hist_move)[ply] = move
+        ptr8(self.hist_captured)[ply] = captured
+        ptr8(self.hist_castling)[ply] = rights
+        ptr8(self.hist_ep)[ply] = ep
+        ptr16(self.hist_halfmove)[ply] = halfmove
+        ptr32(self.hist_lo)[ply] = lo
+        ptr32(self.hist_hi)[ply] = hi
         self.ply = ply + 1
-
         if ep:
-            lo ^= zobrist.EP_LO[ep & 7]
-            hi ^= zobrist.EP_HI[ep & 7]
-            self.ep = 0
-        i = PB[piece] + fr
-        lo ^= PL[i]
-        hi ^= PH[i]
-        mg = self.score_mg - PST_MG[i]
-        eg = self.score_eg - PST_EG[i]
+            lo ^= int(ptr32(zobrist.EP_LO)[ep & 7])
+            hi ^= int(ptr32(zobrist.EP_HI)[ep & 7])
+            ep = 0
+        i = int(base[piece]) + fr
+        lo ^= int(pl[i])
+        hi ^= int(ph[i])
+        mg = int(self.score_mg) - int(pmg[i])  # the bias cancels with the to-square's below
+        eg = int(self.score_eg) - int(peg[i])
         if captured:
-            i = PB[captured] + to
-            lo ^= PL[i]
-            hi ^= PH[i]
-            mg -= PST_MG[i]
-            eg -= PST_EG[i]
-            self.counts[captured] -= 1
+            i = int(base[captured]) + to
+            lo ^= int(pl[i])
+            hi ^= int(ph[i])
+            mg += _PST_BIAS - int(pmg[i])
+            eg += _PST_BIAS - int(peg[i])
+            counts[captured] = int(counts[captured]) - 1
         if captured or piece & 7 == _PAWN:  # before a promotion changes the piece
-            self.halfmove = 0
+            halfmove = 0
         else:
-            self.halfmove += 1
+            halfmove += 1
         promo = (move >> 14) & 7
         if promo:
-            self.counts[piece] -= 1
+            counts[piece] = int(counts[piece]) - 1
             piece = (piece & 8) | promo
-            self.counts[piece] += 1
+            counts[piece] = int(counts[piece]) + 1
         b[fr] = 0
         b[to] = piece
-        i = PB[piece] + to
-        lo ^= PL[i]
-        hi ^= PH[i]
-        mg += PST_MG[i]
-        eg += PST_EG[i]
+        i = int(base[piece]) + to
+        lo ^= int(pl[i])
+        hi ^= int(ph[i])
+        mg += int(pmg[i])
+        eg += int(peg[i])
 
         if special:
             if special == _EP:
                 cap_sq = to - 16 if piece == _PAWN else to + 16
-                victim = b[cap_sq]
+                victim = int(b[cap_sq])
                 b[cap_sq] = 0
-                i = PB[victim] + cap_sq
-                lo ^= PL[i]
-                hi ^= PH[i]
-                mg -= PST_MG[i]
-                eg -= PST_EG[i]
-                self.counts[victim] -= 1
+                i = int(base[victim]) + cap_sq
+                lo ^= int(pl[i])
+                hi ^= int(ph[i])
+                mg += _PST_BIAS - int(pmg[i])
+                eg += _PST_BIAS - int(peg[i])
+                counts[victim] = int(counts[victim]) - 1
             elif special == _DOUBLE:
                 # Record the e.p. square only when an enemy pawn stands beside the target,
                 # so hashes (and repetition) match positions that only differ in a useless
                 # e.p. square, as the rules require.
                 enemy_pawn = piece ^ 8
-                if (not (to + 1) & 0x88 and b[to + 1] == enemy_pawn) or (
-                    not (to - 1) & 0x88 and b[to - 1] == enemy_pawn
+                if (not (to + 1) & 0x88 and int(b[to + 1]) == enemy_pawn) or (
+                    not (to - 1) & 0x88 and int(b[to - 1]) == enemy_pawn
                 ):
                     ep = (fr + to) >> 1
-                    self.ep = ep
-                    lo ^= zobrist.EP_LO[ep & 7]
-                    hi ^= zobrist.EP_HI[ep & 7]
+                    lo ^= int(ptr32(zobrist.EP_LO)[ep & 7])
+                    hi ^= int(ptr32(zobrist.EP_HI)[ep & 7])
             else:  # castling: move the rook too
                 if to == fr + 2:
                     rfrom = fr + 3
@@ -538,50 +587,56 @@ class Position:
                 else:
                     rfrom = fr - 4
                     rto = fr - 1
-                rook = b[rfrom]
+                rook = int(b[rfrom])
                 b[rfrom] = 0
                 b[rto] = rook
-                i = PB[rook] + rfrom
-                lo ^= PL[i]
-                hi ^= PH[i]
-                mg -= PST_MG[i]
-                eg -= PST_EG[i]
-                i = PB[rook] + rto
-                lo ^= PL[i]
-                hi ^= PH[i]
-                mg += PST_MG[i]
-                eg += PST_EG[i]
+                i = int(base[rook]) + rfrom
+                lo ^= int(pl[i])
+                hi ^= int(ph[i])
+                mg -= int(pmg[i])
+                eg -= int(peg[i])
+                i = int(base[rook]) + rto
+                lo ^= int(pl[i])
+                hi ^= int(ph[i])
+                mg += int(pmg[i])
+                eg += int(peg[i])
 
+        kings = ptr8(self.kings)
         if piece & 7 == _KING:
-            self.kings[piece & 8] = to
+            kings[piece & 8] = to
         if rights:
-            new_rights = rights & _CASTLE_KEEP[fr] & _CASTLE_KEEP[to]
-            if new_rights != rights:
-                lo ^= zobrist.CASTLE_LO[rights] ^ zobrist.CASTLE_LO[new_rights]
-                hi ^= zobrist.CASTLE_HI[rights] ^ zobrist.CASTLE_HI[new_rights]
-                self.castling = new_rights
-        if self.stm:
-            self.fullmove += 1
-        self.stm ^= 8
-        self.hash_lo = lo ^ zobrist.SIDE_LO[0]
-        self.hash_hi = hi ^ zobrist.SIDE_HI[0]
+            keep = ptr8(_CASTLE_KEEP)
+            i = rights & int(keep[fr]) & int(keep[to])  # the new rights
+            if i != rights:
+                keys = ptr32(zobrist.CASTLE_LO)
+                lo ^= int(keys[rights]) ^ int(keys[i])
+                keys = ptr32(zobrist.CASTLE_HI)
+                hi ^= int(keys[rights]) ^ int(keys[i])
+                self.castling = i
+        stm = int(self.stm)
+        if stm:
+            self.fullmove = int(self.fullmove) + 1
+        self.stm = stm ^ 8
+        self.ep = ep
+        self.halfmove = halfmove
+        self.hash_lo = lo ^ int(ptr32(zobrist.SIDE_LO)[0])
+        self.hash_hi = hi ^ int(ptr32(zobrist.SIDE_HI)[0])
         self.score_mg = mg
         self.score_eg = eg
         if test:
             # The attack test is skipped when the move cannot expose the king: the mover was
             # not in check, did not move the king, did not capture en passant, and its
             # from-square shares no line with its king (no pin possible).
-            side = piece & 8  # the mover (a promoted piece keeps its colour)
-            king = self.kings[side]
-            if (test == 2 or piece & 7 == _KING or special == _EP or _ALIGNED[king - fr + 119]) and least_attacker(
-                b, king, side ^ 8
-            ) >= 0:
-                self.unmake()
-                return False
+            king = int(kings[stm])  # the mover's side is stm (a promoted piece keeps it)
+            if test == 2 or piece & 7 == _KING or special == _EP or int(ptr8(_ALIGNED)[king - fr + 119]):
+                if int(least_attacker(self.board, king, stm ^ 8)) >= 0:
+                    self.unmake()
+                    return False
         return True
 
     def unmake(self):
-        """Take back the last made move (or null move) exactly."""
+        """Take back the last made move (or null move) exactly. Bytecode: as viper it was 1.4 KB
+        more heap, which the stock Pico does not have (docs/benchmarks.md, "make in viper")."""
         ply = self.ply - 1
         self.ply = ply
         move = self.hist_move[ply]
@@ -602,6 +657,7 @@ class Position:
         special = move >> 17
         piece = b[to]
         captured = self.hist_captured[ply]
+        # the biases of the to- and from-square cells cancel (see play)
         mg = self.score_mg - PST_MG[PB[piece] + to]
         eg = self.score_eg - PST_EG[PB[piece] + to]
         if (move >> 14) & 7:
@@ -614,16 +670,16 @@ class Position:
         eg += PST_EG[PB[piece] + fr]
         if captured:
             self.counts[captured] += 1
-            mg += PST_MG[PB[captured] + to]
-            eg += PST_EG[PB[captured] + to]
+            mg += PST_MG[PB[captured] + to] - _PST_BIAS
+            eg += PST_EG[PB[captured] + to] - _PST_BIAS
         if special:
             if special == _EP:
                 cap_sq = to - 16 if piece == _PAWN else to + 16
                 victim = piece ^ 8
                 b[cap_sq] = victim
                 self.counts[victim] += 1
-                mg += PST_MG[PB[victim] + cap_sq]
-                eg += PST_EG[PB[victim] + cap_sq]
+                mg += PST_MG[PB[victim] + cap_sq] - _PST_BIAS
+                eg += PST_EG[PB[victim] + cap_sq] - _PST_BIAS
             elif special == _CASTLE:
                 if to == fr + 2:
                     rfrom = fr + 3
@@ -644,7 +700,7 @@ class Position:
     def make_legal(self, move, in_check):
         """Make a pseudo-legal move if it is legal and return True; otherwise leave the position
         unchanged and return False. `in_check`: whether the side to move is in check now."""
-        return self.make(move, 2 if in_check else 1)
+        return self.play(move, 2 if in_check else 1)
 
     def make_null(self):
         """Pass the move (for null-move pruning). Undo with unmake()."""

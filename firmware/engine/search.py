@@ -903,7 +903,7 @@ class Searcher:
                 if legal and (fut or quiets >= lmp) and best > -MATE_BOUND and bs < _KILLER2:
                     break
                 quiets += 1
-            if not pos.make(m, in_check + 1):  # make_legal without its call (see make)
+            if not pos.play(m, in_check + 1):  # make_legal without its calls (see Position.play)
                 continue
             legal += 1
             chk = pos.in_check()
@@ -1094,7 +1094,7 @@ class Searcher:
                         continue  # even winning the piece cannot reach alpha
                     if ORDER_VALUE[b[m & 127] & 7] > v + 50 and see(pos, m) < 0:
                         continue  # a bigger piece takes a smaller one and loses the exchange
-            if not pos.make(m, in_check + 1):  # make_legal without its call (see make)
+            if not pos.play(m, in_check + 1):  # make_legal without its calls (see Position.play)
                 continue
             chk = pos.in_check()
             s = -self._qsearch(-beta, -alpha, ply + 1, chk)

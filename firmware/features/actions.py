@@ -11,7 +11,7 @@ from firmware.controller.game import RESULT_DRAW
 from firmware.controller.settings import NOBODY, SETS
 from firmware.engine import rules
 from firmware.engine.constants import to_sq64
-from firmware.engine.fen import START_FEN
+from firmware.engine.constants import START_FEN
 from firmware.features import drop, load
 
 _MENU_MS = const(6000)  # flow._MENU_MS

@@ -21,8 +21,7 @@ from firmware.controller.journal import (
     encode_record,
 )
 from firmware.compat import const
-from firmware.engine.constants import from_sq64
-from firmware.engine.fen import START_FEN, set_fen
+from firmware.engine.constants import START_FEN, from_sq64
 from firmware.engine.position import Position
 from firmware.engine.rules import legal_moves
 
@@ -51,10 +50,13 @@ def replay_position(self, fen_text):
     features/boot.py: a full heap at boot may hold no free 1.2 KB block for a new one), else
     a new one with the journal's `plies` of room (the game record's), else Position's default."""
     pos = getattr(self, "scratch", None)
-    if pos is not None:
-        set_fen(pos, fen_text)
-        return pos
-    return Position(fen_text, self.plies) if self.plies else Position(fen_text)
+    if pos is None:
+        pos = Position(None, self.plies) if self.plies else Position()
+    if fen_text == START_FEN:
+        pos.set_start()  # without the FEN parser: a boot that resumes an ordinary game never loads it
+    else:
+        pos.load_fen(fen_text)
+    return pos
 
 
 def decode_move(position, hi, lo):

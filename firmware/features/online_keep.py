@@ -19,7 +19,7 @@ reading game.jnl again: that would replay the game into a second Position (the g
 KBs on a stock Pico, while online.py and the actions are loaded).
 """
 from firmware.controller.journal import GAME_FILE
-from firmware.engine.fen import START_FEN
+from firmware.engine.constants import START_FEN
 from firmware.engine.notation import parse_uci, uci
 from firmware.features import drop, load
 

@@ -7,7 +7,7 @@ simulator).
 replay (never expected: the journal validates on load) end the movetext with a comment rather
 than raising. Lines are wrapped at 79 characters as the PGN standard asks.
 """
-from firmware.engine.fen import START_FEN
+from firmware.engine.constants import START_FEN
 from firmware.engine.notation import san
 from firmware.engine.position import Position
 from firmware.engine.rules import legal_moves
