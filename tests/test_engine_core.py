@@ -312,6 +312,29 @@ def test_set_start_and_assign_give_what_fen_gives():
     assert fen_of(copy) == fen_of(game)
 
 
+def test_set_start_and_assign_give_what_fen_gives_under_micropython():
+    out = run_mpy(
+        "from firmware.engine.position import Position\n"
+        "from firmware.engine.notation import parse_uci\n"
+        "from firmware.engine.fen import START_FEN, fen, set_fen\n"
+        "def state(p):\n"
+        "    return (bytes(p.board), bytes(p.counts), bytes(p.kings), p.stm, p.castling, p.ep,\n"
+        "            p.halfmove, p.fullmove, p.hash_lo, p.hash_hi, p.score_mg, p.score_eg, p.ply)\n"
+        "start = Position()\n"
+        "parsed = Position('4k3/8/8/8/8/8/8/4K3 w - - 0 1')\n"
+        "set_fen(parsed, START_FEN)\n"
+        "print(state(start) == state(parsed))\n"
+        "game = Position('r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1')\n"
+        "for t in ('e1g1', 'h3g2', 'a2a4'):\n"
+        "    game.make(parse_uci(game, t))\n"
+        "copy = Position()\n"
+        "copy.make(parse_uci(copy, 'e2e4'))\n"
+        "copy.assign(game)\n"
+        "print(state(copy)[:-1] == state(game)[:-1], copy.ply, len(copy.prior_lo), fen(copy) == fen(game), game.ep)\n"
+    )
+    assert out.split("\n")[:2] == ["True", "True 0 0 True 32"]  # e.p. square a3 (0x20) kept
+
+
 def test_the_fen_parser_is_loaded_only_while_a_fen_is_read():
     out = run_mpy(
         "import sys\n"
