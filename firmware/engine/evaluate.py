@@ -27,7 +27,7 @@ within +-(KNOWN_WIN + 8000), far from the search's mate scores.
 """
 from array import array
 
-from firmware.compat import const, micropython, ptr8, ptr16, ptr32
+from firmware.compat import const, micropython, ptr8, ptr16
 from firmware.engine import endgame
 from firmware.engine.tunables import NO_PAWN_DRAW_DIV, TEMPO
 from firmware.engine.position import ATTACK_STEPS, set_piece_square_tables
@@ -73,10 +73,6 @@ _T_KING_ATTACK_UNITS = const(52)  # 7 entries, by kind
 _T_KING_ATTACK_PENALTY = const(59)  # 17 entries, by units
 _T_SIZE = const(76)
 _TERMS = array("H", bytes(2 * _T_SIZE))
-# _terms()'s in/out cells: side to move and phase in, (mg, eg) out.
-_IO = array("i", (0, 0))
-
-
 def pack_terms():
     """Copy the evaluation's tunables from tunables.py into _TERMS (a tuner sets them there,
     then calls this). They are magnitudes (evaluate.py gives each its sign): a value outside
@@ -143,41 +139,38 @@ def init():
 
 def evaluate(position):
     """Centipawns from the side to move's point of view (positive: good for the mover)."""
-    # Few names on purpose: a bytecode function whose locals and stack exceed 11 words takes
-    # its frame from the heap at every call on a chip (MicroPython's VM_MAX_STATE_ON_STACK),
-    # and this runs at most nodes; with four locals its frame stays on the C stack.
-    c = position.counts
-    phase = c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13])
-    if phase > _PHASE_TOTAL:
-        phase = _PHASE_TOTAL
-    if not c[1] or not c[9] or phase <= 2:
+    score = _terms(position, 0)
+    if score == _NONE:  # a side without pawns, or little material: endgame.py may know it
         score = endgame.special(position)
         if score != _NONE:
             return score if position.stm == 0 else -score
-    _IO[0] = position.stm
-    _IO[1] = phase
-    _terms(position.board, c, position.kings, _IO)
-    score = (position.score_mg + _IO[0]) * phase + (position.score_eg + _IO[1]) * (_PHASE_TOTAL - phase)
-    # divide rounding toward zero, so a colour-mirrored position scores exactly the negation
-    score = score // _PHASE_TOTAL if score >= 0 else -((-score) // _PHASE_TOTAL)
-    # A side without pawns that is not clearly ahead in pieces rarely wins.
-    if score > 0 and not c[1]:
-        if _piece_value(c, 0) - _piece_value(c, 8) < 400:
-            score //= NO_PAWN_DRAW_DIV
-    elif score < 0 and not c[9]:
-        if _piece_value(c, 8) - _piece_value(c, 0) < 400:
-            score = -((-score) // NO_PAWN_DRAW_DIV)
-    if position.stm:
-        return TEMPO - score
-    return score + TEMPO
+        score = _terms(position, 1)  # White's view, tempo not added
+        # A side without pawns that is not clearly ahead in pieces rarely wins.
+        c = position.counts
+        if score > 0 and not c[1]:
+            if _piece_value(c, 0) - _piece_value(c, 8) < 400:
+                score //= NO_PAWN_DRAW_DIV
+        elif score < 0 and not c[9]:
+            if _piece_value(c, 8) - _piece_value(c, 0) < 400:
+                score = -((-score) // NO_PAWN_DRAW_DIV)
+        return TEMPO - score if position.stm else score + TEMPO
+    return score
+
+
+def _piece_value(c, colour):
+    return 320 * (c[colour | 2] + c[colour | 3]) + 500 * c[colour | 4] + 950 * c[colour | 5]
 
 
 @micropython.viper
-def _terms(b: ptr8, c: ptr8, kings: ptr8, v: ptr32) -> int:
-    """The terms beyond material and piece-square tables, White's view: reads the side to
-    move and the phase from io[0] and io[1], writes (mg, eg) to io[0] and io[1].
+def _terms(position, known: int) -> int:
+    """The evaluation, side to move's view: the terms beyond material and piece-square
+    tables, the incremental sums added, tapered by the phase, and the tempo. Returns _NONE
+    instead when `known` is 0 and endgame.py's knowledge may apply (a side without pawns, or
+    at most a rook's worth of pieces on the board): evaluate() asks it, then calls again with
+    `known` 1 for White's view without the tempo, and finishes that rare case itself.
 
-    Viper, because as bytecode this is a third of a node's time on the chip: machine
+    Viper, because as bytecode this is a third of a node's time on the chip (and the
+    tapering around it, as bytecode, another quarter of an evaluation): machine
     integers, raw pointers into the board and into _TERMS (the tunables packed by
     pack_terms()), no Python object per square. Each piece's terms are computed once from
     its own side's view (ranks counted from its side, the pawn masks mirrored for Black) and
@@ -185,13 +178,22 @@ def _terms(b: ptr8, c: ptr8, kings: ptr8, v: ptr32) -> int:
     matters because a stock Pico loads machine code into its heap. The same function runs
     unchanged as plain Python (CPython, bytecode builds) with the same result: no chained
     comparisons, and the only divisions are of non-negative numbers."""
+    b = ptr8(position.board)
+    c = ptr8(position.counts)
+    phase = int(c[2]) + int(c[3]) + int(c[10]) + int(c[11]) + 2 * (int(c[4]) + int(c[12])) + 4 * (
+        int(c[5]) + int(c[13]))
+    if phase > _PHASE_TOTAL:
+        phase = _PHASE_TOTAL
+    if not known:
+        if int(c[1]) == 0 or int(c[9]) == 0 or phase <= 2:
+            return _NONE
+    kings = ptr8(position.kings)
     t = ptr16(_TERMS)
     masks = ptr8(_PAWN_MASKS)
     dist = ptr8(DIST)
     steps = ptr8(ATTACK_STEPS)  # knight 0..7, rook 16..19, bishop 20..23 (position.py)
     occ = ptr8(_OCC)
-    stm = int(v[0])
-    phase = int(v[1])
+    stm = int(position.stm)
     mg = 0
     eg = 0
     # One scan: the occupied squares, and each file's pawns as rank masks (see _PAWN_MASKS).
@@ -394,10 +396,11 @@ def _terms(b: ptr8, c: ptr8, kings: ptr8, v: ptr32) -> int:
     while i < _M_SIZE:
         masks[i] = 0
         i += 1
-    v[0] = mg
-    v[1] = eg
-    return 0
-
-
-def _piece_value(c, colour):
-    return 320 * (c[colour | 2] + c[colour | 3]) + 500 * c[colour | 4] + 950 * c[colour | 5]
+    score = (int(position.score_mg) + mg) * phase + (int(position.score_eg) + eg) * (_PHASE_TOTAL - phase)
+    # divide rounding toward zero, so a colour-mirrored position scores exactly the negation
+    score = score // _PHASE_TOTAL if score >= 0 else 0 - (0 - score) // _PHASE_TOTAL
+    if known:
+        return score  # evaluate() applies the no-pawn rule and the tempo (rare: bytecode)
+    if stm:
+        return int(TEMPO) - score
+    return score + int(TEMPO)

@@ -488,14 +488,17 @@ class Position:
         True); 1 or 2 (the mover is not / is in check now): make_legal's test, so an illegal
         move is taken back and False returned. (The machine code is `play`, which the search
         calls directly: viper functions take no default arguments.)"""
-        return self.play(move, test)
+        return self.play(move, test) > 0
 
     @micropython.viper
-    def play(self, move: int, test: int) -> bool:
-        """make(move, test) as machine code, every argument given. Viper: a make and unmake
-        were 28 % of a node on the chip as bytecode (two heap frames, boxed integers for every
-        table read). The piece-square cells carry _PST_BIAS (see there): a piece's move adds
-        its to-square's cell and takes its from-square's, and the biases cancel; a piece
+    def play(self, move: int, test: int) -> int:
+        """make(move, test) as machine code, every argument given; returns 0 when the legality
+        test took the move back, else 1. `test` + 4 (5 or 6, as the search calls it) also asks
+        whether the move gives check: then 2 for a legal move that does. Viper: a make and
+        unmake were 28 % of a node on the chip as bytecode (two heap frames, boxed integers
+        for every table read); the check answer saves the search a bytecode in_check() call
+        after every move. The piece-square cells carry _PST_BIAS (see there): a piece's move
+        adds its to-square's cell and takes its from-square's, and the biases cancel; a piece
         taken off (or put back) corrects by it. The position's attributes stay objects."""
         ply = int(self.ply)
         if ply >= int(self.capacity):
@@ -623,16 +626,19 @@ class Position:
         self.hash_hi = hi ^ int(ptr32(zobrist.SIDE_HI)[0])
         self.score_mg = mg
         self.score_eg = eg
-        if test:
+        if test & 3:
             # The attack test is skipped when the move cannot expose the king: the mover was
             # not in check, did not move the king, did not capture en passant, and its
             # from-square shares no line with its king (no pin possible).
             king = int(kings[stm])  # the mover's side is stm (a promoted piece keeps it)
-            if test == 2 or piece & 7 == _KING or special == _EP or int(ptr8(_ALIGNED)[king - fr + 119]):
+            if (test & 3) == 2 or piece & 7 == _KING or special == _EP or int(ptr8(_ALIGNED)[king - fr + 119]):
                 if int(least_attacker(self.board, king, stm ^ 8)) >= 0:
                     self.unmake()
-                    return False
-        return True
+                    return 0
+        if test & 4:
+            if int(least_attacker(self.board, int(kings[stm ^ 8]), stm)) >= 0:
+                return 2  # the opponent, now to move, is in check
+        return 1
 
     def unmake(self):
         """Take back the last made move (or null move) exactly. Bytecode: as viper it was 1.4 KB
@@ -700,7 +706,7 @@ class Position:
     def make_legal(self, move, in_check):
         """Make a pseudo-legal move if it is legal and return True; otherwise leave the position
         unchanged and return False. `in_check`: whether the side to move is in check now."""
-        return self.play(move, 2 if in_check else 1)
+        return self.play(move, 2 if in_check else 1) > 0
 
     def make_null(self):
         """Pass the move (for null-move pruning). Undo with unmake()."""

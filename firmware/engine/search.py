@@ -903,10 +903,11 @@ class Searcher:
                 if legal and (fut or quiets >= lmp) and best > -MATE_BOUND and bs < _KILLER2:
                     break
                 quiets += 1
-            if not pos.play(m, in_check + 1):  # make_legal without its calls (see Position.play)
+            chk = pos.play(m, in_check + 5)  # make_legal, and in_check() after it (Position.play)
+            if not chk:
                 continue
             legal += 1
-            chk = pos.in_check()
+            chk -= 1  # 1: the move gives check
             new_depth = depth - 1
             if legal == 1:
                 s = -self._search(-beta, -alpha, new_depth, ply + 1, chk, True)
@@ -1094,9 +1095,10 @@ class Searcher:
                         continue  # even winning the piece cannot reach alpha
                     if ORDER_VALUE[b[m & 127] & 7] > v + 50 and see(pos, m) < 0:
                         continue  # a bigger piece takes a smaller one and loses the exchange
-            if not pos.play(m, in_check + 1):  # make_legal without its calls (see Position.play)
+            chk = pos.play(m, in_check + 5)  # make_legal, and in_check() after it (Position.play)
+            if not chk:
                 continue
-            chk = pos.in_check()
+            chk -= 1  # 1: the move gives check
             s = -self._qsearch(-beta, -alpha, ply + 1, chk)
             pos.unmake()
             if self.stopped:
