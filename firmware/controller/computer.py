@@ -12,12 +12,17 @@ the search gets a mirror - same board, same repetition history - in a Position a
 once here, with room for the search's deepest line (search.MAX_PLY) and a ponder move.
 Its repetition history holds only the positions since the last capture or pawn move (the
 halfmove clock, at most 100): no earlier one can repeat, and the search looks no further back.
+
+The level table (firmware.engine.levels, ~3.4 KB of heap while loaded) is imported for the
+calls that need it (the limits of a search, a level change, the start of a clock level) and
+released after; what the main loop reads every pass (clock or analysis level) and the book
+depth of each level are copied here once.
 """
 from array import array
 
-from firmware.engine import levels as _levels
 from firmware.engine.position import Position
 from firmware.engine.search import MAX_PLY
+from firmware.engine.timeman import Limits
 
 HINT_MS = 3000
 HINT_NODES = 4000
@@ -32,31 +37,45 @@ class Computer:
         self.seed = seed
         self._book_rng = 0  # the on-demand book's generator state between lookups (0: not yet seeded)
         self.position = Position(None, SEARCH_PLIES)
-        self.levels = _levels.LEVELS
-        # per level 1 clock, 2 analysis, 0 other: uses_clock / is_analysis run in the idle
-        # pass and must not allocate (levels.LEVELS builds a Level on every index)
-        self._kinds = bytes([1 if e.kind == _levels.CLOCK else 2 if e.kind == _levels.INFINITE else 0
-                             for e in self.levels])
+        lv = _levels()
+        try:
+            table = lv.LEVELS
+            # per level 1 clock, 2 analysis, 0 other: uses_clock / is_analysis run in the idle
+            # pass and must not allocate (levels.LEVELS builds a Level on every index)
+            self._kinds = bytes([1 if e.kind == lv.CLOCK else 2 if e.kind == lv.INFINITE else 0 for e in table])
+            self._book_plies = bytes([e.book_plies for e in table])  # (each search asks)
+            self._default = lv.DEFAULT_LEVEL
+        finally:
+            _release()
         self._level = -1
+        self._fixed = None  # the Limits of level _level when no clock sets them (see limits)
         if book is not None and not isinstance(book, str):
             book.seed(seed)
 
     def level_names(self):
-        return tuple(entry.name for entry in self.levels)
+        lv = _levels()
+        try:
+            return tuple(entry.name for entry in lv.LEVELS)
+        finally:
+            _release()
 
     def level_count(self):
-        return len(self.levels)
+        return len(self._kinds)
 
     def default_level(self):
-        return _levels.DEFAULT_LEVEL
+        return self._default
 
     def uses_clock(self, index):
         return self._kinds[index] == 1
 
     def clock_ms(self, index):
         """(game time ms, increment ms, moves per control) of a clock level."""
-        entry = self.levels[index]
-        return entry.value, entry.inc_ms, entry.moves
+        lv = _levels()
+        try:
+            entry = lv.LEVELS[index]
+            return entry.value, entry.inc_ms, entry.moves
+        finally:
+            _release()
 
     def is_analysis(self, index):
         return self._kinds[index] == 2
@@ -65,7 +84,7 @@ class Computer:
         """A book move for the level (within its book depth), or 0."""
         if self.book is None:
             return 0
-        plies = self.levels[index].book_plies
+        plies = self._book_plies[index]
         if not plies:
             return 0
         if isinstance(self.book, str):
@@ -151,17 +170,66 @@ class Computer:
     def set_level(self, index):
         """Configure the searcher for level `index` (evaluation noise of fun levels)."""
         if index != self._level:
-            _levels.apply_level(self.searcher, index, self.seed)
+            lv = _levels()
+            try:
+                lv.apply_level(self.searcher, index, self.seed)
+                self._fixed = None if self._kinds[index] == 1 else lv.limits_for_level(index)
+            finally:
+                _release()
             self._level = index
 
     def limits(self, index, clock_state=None, ponder=False):
-        limits = _levels.limits_for_level(index, clock_state)
+        """The Limits of a search at level `index`. For the level set last (set_level, which
+        the App calls before every search) whose limits no clock changes: a copy of the ones
+        set_level asked for, so a search's start does not load the level table (~23 ms on an
+        RP2040)."""
+        t = self._fixed if index == self._level else None
+        if t is not None:
+            return Limits(t.depth, t.nodes, t.movetime_ms, 0, 0, 0, 0, 0, t.infinite, ponder, t.mate)
+        lv = _levels()
+        try:
+            limits = lv.limits_for_level(index, clock_state)
+        finally:
+            _release()
         if ponder:
             limits.ponder = True
         return limits
 
     def hint_limits(self, index):
-        entry = self.levels[index]
-        if entry.kind in (_levels.DEPTH, _levels.FUN):
-            return _levels.limits_for_level(index)
-        return _levels.Limits(movetime_ms=HINT_MS, nodes=HINT_NODES)
+        lv = _levels()
+        try:
+            if lv.LEVELS[index].kind in (lv.DEPTH, lv.FUN):
+                return lv.limits_for_level(index)
+            return lv.Limits(movetime_ms=HINT_MS, nodes=HINT_NODES)
+        finally:
+            _release()
+
+
+_LEVELS = "firmware.engine.levels"
+_held = bytearray(2)  # nesting of _levels calls; 1 when the module was loaded before the outermost
+
+
+def _levels():
+    """firmware.engine.levels, imported for a call; hand it back with _release(), which drops
+    it again unless something else had it loaded (UCI, a test)."""
+    import sys
+
+    loaded = _LEVELS in sys.modules
+    from firmware.engine import levels
+
+    if not _held[0]:
+        _held[1] = loaded
+    _held[0] += 1
+    return levels
+
+
+def _release():
+    import sys
+
+    _held[0] -= 1
+    if not _held[0] and not _held[1]:
+        sys.modules.pop(_LEVELS, None)
+        try:
+            delattr(sys.modules["firmware.engine"], "levels")
+        except (AttributeError, KeyError):
+            pass
