@@ -1,10 +1,12 @@
 """The Computer loads the level table (firmware.engine.levels) only for the calls that need it
-and releases it after, with the same answers as the table itself."""
+and releases it after, with the same answers as the table itself; the board sync borrows the
+move buffer engine.rules shares (no 1 KB array of its own)."""
 import sys
 
 import firmware.engine as engine_pkg
+from firmware.controller.board_sync import BoardSync
 from firmware.controller.computer import Computer
-from firmware.engine import levels
+from firmware.engine import levels, rules
 from firmware.engine.search import Searcher
 
 NAME = "firmware.engine.levels"
@@ -75,3 +77,6 @@ def test_the_level_table_is_released_after_each_call():
         if had is not None:
             engine_pkg.levels = had
 
+
+def test_board_sync_borrows_the_rules_move_buffer():
+    assert BoardSync()._inf.moves is rules._SCRATCH

@@ -47,7 +47,7 @@ from array import array
 
 from firmware.compat import const, ticks_diff
 from firmware.engine.position import Position
-from firmware.engine.rules import MAX_MOVES
+from firmware.engine.rules import _SCRATCH
 
 # ---- occupancy -----------------------------------------------------------------------------
 # Occupancy bitmaps and the cells a move changes: the vocabulary of board sync.
@@ -246,8 +246,11 @@ class Inference:
         self.second_promo = False
         self.second_dep = 0
         self.after_first = bytearray(8)
-        # Scratch buffers (board_sync.py borrows them between calls).
-        self.moves = array("i", [0] * MAX_MOVES)
+        # Scratch buffers (board_sync.py borrows them between calls). The move buffer is the
+        # one engine.rules shares between legal_moves and has_legal_move (1 KB less heap): the
+        # board sync fills and reads it within one call that calls none of those two, and
+        # they fill and read it within theirs, which call nothing that reaches the board sync.
+        self.moves = _SCRATCH
         self._firsts = array("i", [0] * _MAX_FIRST)
         self.cells = bytearray(5)
         self.cells2 = bytearray(5)
