@@ -15,7 +15,7 @@ The product is each function's estimated share of a node; the rest of the measur
 per node (pico_speed's search, same run) is the search's own bytecode (_search and
 _qsearch between their calls: move loops, pruning tests, history updates) plus what a
 call costs in the real search beyond the loop here (other heap layouts and arguments).
-A function's figure includes what it calls (e.g. make includes its legality test).
+A function's figure includes what it calls (e.g. play includes its legality test).
 """
 import argparse
 import cProfile
@@ -43,7 +43,7 @@ CASES = (
     ("evaluate", ("evaluate",), "evaluate(p)"),
     ("generate all moves", ("gen_moves",), "p.gen_moves(mv, 0)"),
     ("generate captures", ("gen_captures",), "p.gen_captures(mv, 0)"),
-    ("make with its legality test + unmake (quiet)", ("make",), "p.make(q, 1) and p.unmake()"),
+    ("play with its legality and check tests + unmake (quiet)", ("play",), "p.play(q, 5) and p.unmake()"),
     ("in_check", ("in_check",), "p.in_check()"),
     ("see (losing capture)", ("see",), "see(p, x)"),
     ("table probe", ("_tt_cutoff",), "s._tt_cutoff(-50, 50, 3)"),

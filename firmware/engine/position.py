@@ -640,66 +640,75 @@ class Position:
                 return 2  # the opponent, now to move, is in check
         return 1
 
+    @micropython.viper
     def unmake(self):
-        """Take back the last made move (or null move) exactly. Bytecode: as viper it was 1.4 KB
-        more heap, which the stock Pico does not have (docs/benchmarks.md, "make in viper")."""
-        ply = self.ply - 1
+        """Take back the last made move (or null move) exactly. Viper, as play is: as bytecode
+        a take-back cost about as much as the move (docs/benchmarks.md, session 13)."""
+        ply = int(self.ply) - 1
         self.ply = ply
-        move = self.hist_move[ply]
-        self.stm ^= 8
-        if self.stm:
-            self.fullmove -= 1
-        self.castling = self.hist_castling[ply]
-        self.ep = self.hist_ep[ply]
-        self.halfmove = self.hist_halfmove[ply]
-        self.hash_lo = self.hist_lo[ply]
-        self.hash_hi = self.hist_hi[ply]
+        move = int(ptr32(self.hist_move)[ply])
+        stm = int(self.stm) ^ 8
+        self.stm = stm
+        if stm:
+            self.fullmove = int(self.fullmove) - 1
+        self.castling = int(ptr8(self.hist_castling)[ply])
+        self.ep = int(ptr8(self.hist_ep)[ply])
+        self.halfmove = int(ptr16(self.hist_halfmove)[ply])
+        self.hash_lo = int(ptr32(self.hist_lo)[ply])
+        self.hash_hi = int(ptr32(self.hist_hi)[ply])
         if not move:  # null move
             return
-        b = self.board
-        PB = PIECE_BASE
+        b = ptr8(self.board)
+        counts = ptr8(self.counts)
+        pmg = ptr16(PST_MG)
+        peg = ptr16(PST_EG)
+        base = ptr16(PIECE_BASE)
         fr = move & 127
         to = (move >> 7) & 127
         special = move >> 17
-        piece = b[to]
-        captured = self.hist_captured[ply]
+        piece = int(b[to])
+        captured = int(ptr8(self.hist_captured)[ply])
         # the biases of the to- and from-square cells cancel (see play)
-        mg = self.score_mg - PST_MG[PB[piece] + to]
-        eg = self.score_eg - PST_EG[PB[piece] + to]
+        i = int(base[piece]) + to
+        mg = int(self.score_mg) - int(pmg[i])
+        eg = int(self.score_eg) - int(peg[i])
         if (move >> 14) & 7:
-            self.counts[piece] -= 1
+            counts[piece] = int(counts[piece]) - 1
             piece = (piece & 8) | _PAWN
-            self.counts[piece] += 1
+            counts[piece] = int(counts[piece]) + 1
         b[fr] = piece
         b[to] = captured
-        mg += PST_MG[PB[piece] + fr]
-        eg += PST_EG[PB[piece] + fr]
+        i = int(base[piece]) + fr
+        mg += int(pmg[i])
+        eg += int(peg[i])
         if captured:
-            self.counts[captured] += 1
-            mg += PST_MG[PB[captured] + to] - _PST_BIAS
-            eg += PST_EG[PB[captured] + to] - _PST_BIAS
-        if special:
-            if special == _EP:
-                cap_sq = to - 16 if piece == _PAWN else to + 16
-                victim = piece ^ 8
-                b[cap_sq] = victim
-                self.counts[victim] += 1
-                mg += PST_MG[PB[victim] + cap_sq] - _PST_BIAS
-                eg += PST_EG[PB[victim] + cap_sq] - _PST_BIAS
-            elif special == _CASTLE:
-                if to == fr + 2:
-                    rfrom = fr + 3
-                    rto = fr + 1
-                else:
-                    rfrom = fr - 4
-                    rto = fr - 1
-                rook = b[rto]
-                b[rto] = 0
-                b[rfrom] = rook
-                mg += PST_MG[PB[rook] + rfrom] - PST_MG[PB[rook] + rto]
-                eg += PST_EG[PB[rook] + rfrom] - PST_EG[PB[rook] + rto]
+            counts[captured] = int(counts[captured]) + 1
+            i = int(base[captured]) + to
+            mg += int(pmg[i]) - _PST_BIAS
+            eg += int(peg[i]) - _PST_BIAS
+        if special == _EP:
+            i = to - 16 if piece == _PAWN else to + 16  # the captured pawn's square
+            captured = piece ^ 8
+            b[i] = captured
+            counts[captured] = int(counts[captured]) + 1
+            i += int(base[captured])
+            mg += int(pmg[i]) - _PST_BIAS
+            eg += int(peg[i]) - _PST_BIAS
+        elif special == _CASTLE:
+            if to == fr + 2:
+                i = fr + 3  # the rook's square before castling
+                fr += 1  # ... and after (fr is not needed again)
+            else:
+                i = fr - 4
+                fr -= 1
+            captured = int(b[fr])  # the rook
+            b[fr] = 0
+            b[i] = captured
+            captured = int(base[captured])
+            mg += int(pmg[captured + i]) - int(pmg[captured + fr])
+            eg += int(peg[captured + i]) - int(peg[captured + fr])
         if piece & 7 == _KING:
-            self.kings[piece & 8] = fr
+            ptr8(self.kings)[piece & 8] = move & 127
         self.score_mg = mg
         self.score_eg = eg
 
