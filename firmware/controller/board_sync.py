@@ -817,10 +817,7 @@ class BoardSync:
         j = src.ply - h
         for i in range(h):
             p.hist_move[i] = src.hist_move[j + i]
-            p.hist_captured[i] = src.hist_captured[j + i]
-            p.hist_castling[i] = src.hist_castling[j + i]
-            p.hist_ep[i] = src.hist_ep[j + i]
-            p.hist_halfmove[i] = src.hist_halfmove[j + i]
+            p.hist_state[i] = src.hist_state[j + i]
             p.hist_lo[i] = src.hist_lo[j + i]
             p.hist_hi[i] = src.hist_hi[j + i]
         p.ply = h
@@ -830,13 +827,13 @@ class BoardSync:
         self._tn = 0
         if h >= 1:
             m = p.hist_move[h - 1]
-            self._tn = move_cells(m, p.hist_captured[h - 1] != 0, cells)
+            self._tn = move_cells(m, p.captured_at(h - 1) != 0, cells)
             for r in range(8):
                 self._prev1[r] = self._base[r]
             flip_cells(self._prev1, cells, self._tn)
         if h >= 2:
             m = p.hist_move[h - 2]
-            k = move_cells(m, p.hist_captured[h - 2] != 0, self._inf.cells)
+            k = move_cells(m, p.captured_at(h - 2) != 0, self._inf.cells)
             for r in range(8):
                 self._prev2[r] = self._prev1[r]
             flip_cells(self._prev2, self._inf.cells, k)
@@ -1108,7 +1105,7 @@ class BoardSync:
     def _victim_back(self, i):
         """For a take back of history move i: a captured piece must really have been put
         back on the target (its last event a PLACE)."""
-        if not self._pos.hist_captured[i]:
+        if not self._pos.captured_at(i):
             return True
         to = (self._pos.hist_move[i] >> 7) & 127
         cell = (to >> 4) * 8 + (to & 7)

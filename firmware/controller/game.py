@@ -39,7 +39,7 @@ class IllegalGameMoveError(ValueError):
 
 class Game:
     """One game. `capacity` bounds its length in plies (plus a margin the board sync and the
-    PV display use for trying moves): 17 bytes of RAM a ply (the Position's history), so a
+    PV display use for trying moves): 16 bytes of RAM a ply (the Position's history), so a
     board with little memory keeps it smaller (board config "game_plies"). A game that
     reaches it ends as a draw by adjudication (check_end), like one stopped by the player."""
 

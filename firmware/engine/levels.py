@@ -59,7 +59,8 @@ class Level:
         return "Level(%r, %r, %d)" % (self.name, self.kind, self.value)
 
 
-# The table, packed (26 Level objects would hold about 4 KB of a Pico's heap all the time):
+# The table, packed (26 Level objects would hold about 4 KB of a Pico's heap while loaded; the
+# controller loads this module only for the calls that need it, controller/computer.py):
 # the names, and per level six ints: kind (index into KINDS), value, inc_ms, moves, noise_cp,
 # book_plies. LEVELS builds a Level when one is asked for.
 _NAMES = ("Fun 1|Fun 2|Fun 3|Fun 4|1 s/move|3 s/move|5 s/move|10 s/move|15 s/move|30 s/move|1 min/move|"
@@ -100,7 +101,7 @@ _FIXED = const(26)  # levels in _TABLE; the rated levels follow them
 # the evaluation noise in cp (only below Elo 1200: no noise where blunders would show).
 # Calibration: docs/levels.md (measured and interpolated figures), bench/calibrate_levels.py.
 # (The ratings' range and step live in firmware/uci.py, the one user of "the level nearest an
-# Elo": kept out of this module, which a board holds all the time.)
+# Elo": kept out of this module, which a board loads whenever a level is read.)
 _RATED_COUNT = const(11)
 _RATED = (b"\x00\x0e\x64"  # Elo 1000: 140 nodes, noise 100
           b"\x00\x0e\x32"  # Elo 1100: 140 nodes, noise 50

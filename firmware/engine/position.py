@@ -318,10 +318,10 @@ class Position:
         self.capacity = capacity
         self.ply = 0  # plies made since the last set_fen (index into the history arrays)
         self.hist_move = array("i", bytes(4 * capacity))
-        self.hist_captured = bytearray(capacity)
-        self.hist_castling = bytearray(capacity)
-        self.hist_ep = bytearray(capacity)
-        self.hist_halfmove = array("H", bytes(2 * capacity))
+        # per ply, packed (one array: fewer attribute reads in play and unmake): the captured
+        # piece (bits 0-3), castling rights (4-7), e.p. square (8-14), half-move clock (15-);
+        # below 2^30, since FEN clocks stop at 9999. captured_at() reads the first.
+        self.hist_state = array("i", bytes(4 * capacity))
         self.hist_lo = array("i", bytes(4 * capacity))
         self.hist_hi = array("i", bytes(4 * capacity))
         # Hashes of positions before set_fen that count for repetition (e.g. a game resumed
@@ -521,10 +521,7 @@ class Position:
         ep = int(self.ep)
         halfmove = int(self.halfmove)
         ptr32(self.hist_move)[ply] = move
-        ptr8(self.hist_captured)[ply] = captured
-        ptr8(self.hist_castling)[ply] = rights
-        ptr8(self.hist_ep)[ply] = ep
-        ptr16(self.hist_halfmove)[ply] = halfmove
+        ptr32(self.hist_state)[ply] = captured | rights << 4 | ep << 8 | halfmove << 15
         ptr32(self.hist_lo)[ply] = lo
         ptr32(self.hist_hi)[ply] = hi
         self.ply = ply + 1
@@ -651,9 +648,11 @@ class Position:
         self.stm = stm
         if stm:
             self.fullmove = int(self.fullmove) - 1
-        self.castling = int(ptr8(self.hist_castling)[ply])
-        self.ep = int(ptr8(self.hist_ep)[ply])
-        self.halfmove = int(ptr16(self.hist_halfmove)[ply])
+        captured = int(ptr32(self.hist_state)[ply])
+        self.castling = (captured >> 4) & 15
+        self.ep = (captured >> 8) & 127
+        self.halfmove = captured >> 15
+        captured &= 15
         self.hash_lo = int(ptr32(self.hist_lo)[ply])
         self.hash_hi = int(ptr32(self.hist_hi)[ply])
         if not move:  # null move
@@ -667,7 +666,6 @@ class Position:
         to = (move >> 7) & 127
         special = move >> 17
         piece = int(b[to])
-        captured = int(ptr8(self.hist_captured)[ply])
         # the biases of the to- and from-square cells cancel (see play)
         i = int(base[piece]) + to
         mg = int(self.score_mg) - int(pmg[i])
@@ -712,6 +710,10 @@ class Position:
         self.score_mg = mg
         self.score_eg = eg
 
+    def captured_at(self, index):
+        """The piece the move at history index `index` (0 .. ply - 1) took off, 0 for none."""
+        return self.hist_state[index] & 15
+
     def make_legal(self, move, in_check):
         """Make a pseudo-legal move if it is legal and return True; otherwise leave the position
         unchanged and return False. `in_check`: whether the side to move is in check now."""
@@ -723,9 +725,7 @@ class Position:
         if ply >= self.capacity:
             raise PositionFullError("position history full (%d plies)" % self.capacity)
         self.hist_move[ply] = 0
-        self.hist_castling[ply] = self.castling
-        self.hist_ep[ply] = self.ep
-        self.hist_halfmove[ply] = self.halfmove
+        self.hist_state[ply] = self.castling << 4 | self.ep << 8 | self.halfmove << 15
         self.hist_lo[ply] = self.hash_lo
         self.hist_hi[ply] = self.hash_hi
         self.ply = ply + 1

@@ -97,7 +97,7 @@ def takeback(self, now_ms, physical=False):
         self._enter_play(now_ms, check_board=not physical)
         return
     move = self.game.last_move()
-    captured = pos.hist_captured[pos.ply - 1]
+    captured = pos.captured_at(pos.ply - 1)
     if self.game.over:
         uncount(self)
     if self.clock is not None:

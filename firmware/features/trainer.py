@@ -319,7 +319,7 @@ class Trainer:
         self.moves = (game.ply + 1) // 2
         if game.over or not rules.has_legal_move(pos):
             return NONE  # mate or stalemate: game.check_end decides
-        if by_computer and pos.ply and pos.hist_captured[pos.ply - 1]:
+        if by_computer and pos.ply and pos.captured_at(pos.ply - 1):
             self.outcome = LOST_PIECE
             game.finish(RESULT_DRAW, ADJUDICATED)
         elif pos.halfmove >= 100:
