@@ -82,8 +82,6 @@ MEASURED = [
     (30000, 0, 2000, 8, 11, 21, "anchor"),
     (100, 100, 1350, 1, 4, 35, "level 1000 as 100 nodes, noise 100"),
     (100, 50, 1350, 4, 6, 30, "level 1100 as 100 nodes, noise 50"),
-    (330, 0, 1500, 17, 1, 12, "check: level 1500 as calibrated"),
-    (7960, 0, 1800, 23, 4, 13, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
