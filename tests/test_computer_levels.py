@@ -79,4 +79,4 @@ def test_the_level_table_is_released_after_each_call():
 
 
 def test_board_sync_borrows_the_rules_move_buffer():
-    assert BoardSync()._inf.moves is rules._SCRATCH
+    assert BoardSync()._inf.moves is rules.SCRATCH_MOVES

@@ -47,7 +47,7 @@ from array import array
 
 from firmware.compat import const, ticks_diff
 from firmware.engine.position import Position
-from firmware.engine.rules import _SCRATCH
+from firmware.engine.rules import SCRATCH_MOVES
 
 # ---- occupancy -----------------------------------------------------------------------------
 # Occupancy bitmaps and the cells a move changes: the vocabulary of board sync.
@@ -250,7 +250,7 @@ class Inference:
         # one engine.rules shares between legal_moves and has_legal_move (1 KB less heap): the
         # board sync fills and reads it within one call that calls none of those two, and
         # they fill and read it within theirs, which call nothing that reaches the board sync.
-        self.moves = _SCRATCH
+        self.moves = SCRATCH_MOVES
         self._firsts = array("i", [0] * _MAX_FIRST)
         self.cells = bytearray(5)
         self.cells2 = bytearray(5)

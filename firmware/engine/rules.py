@@ -39,9 +39,10 @@ class IllegalMoveError(ValueError):
     """A well-formed move that is not legal in the position."""
 
 
-# Move buffer shared by legal_moves and has_legal_move: neither calls out while using it, and
-# a fresh 1 KB array per call fragments a small heap (the controller asks after every move).
-_SCRATCH = array("i", bytes(4 * MAX_MOVES))
+# Move buffer shared by legal_moves, has_legal_move and the board sync's inference: each fills
+# and reads it within one call that reaches none of the others, and a fresh 1 KB array per call
+# fragments a small heap (the controller asks after every move; board sync saves its own 1 KB).
+SCRATCH_MOVES = array("i", bytes(4 * MAX_MOVES))
 
 
 def legal_moves(position, from_sq=-1, to_sq=-1, piece=0):
@@ -49,7 +50,7 @@ def legal_moves(position, from_sq=-1, to_sq=-1, piece=0):
     `to_sq`, of a `piece` (a piece code): a lifted piece's targets, the rivals SAN must tell
     apart. Only the moves that pass the filter are played to test their legality, so a
     lifted piece costs a few make/unmake pairs, not one per move (~0.6 ms each on an RP2040)."""
-    buf = _SCRATCH
+    buf = SCRATCH_MOVES
     end = position.gen_moves(buf, 0)
     check = position.in_check()
     board = position.board
@@ -70,7 +71,7 @@ def legal_moves(position, from_sq=-1, to_sq=-1, piece=0):
 
 def has_legal_move(position):
     """True when the side to move has a legal move. Allocates nothing."""
-    buf = _SCRATCH
+    buf = SCRATCH_MOVES
     end = position.gen_moves(buf, 0)
     check = position.in_check()
     for i in range(end):
