@@ -72,9 +72,12 @@ def record_game():
             sim.lift(chess.square_name(last.to_square))
             sim.run(200)
             sim.place(chess.square_name(last.from_square))
-            if sim.physical.box and sim.state()["phase"] == "verify" and sim.lit():
+            if board.is_capture(last):  # the victim comes back from the box to where it stood
+                victim = last.to_square
+                if board.is_en_passant(last):
+                    victim = chess.square(chess.square_file(last.to_square), chess.square_rank(last.from_square))
                 sim.run(200)
-                sim.place(chess.square_name(last.to_square))
+                sim.place(chess.square_name(victim))
             sim.settle()
     assert sim.game() == [m.uci() for m in board.move_stack]
     assert sim.state()["result"] == "*"
