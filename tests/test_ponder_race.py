@@ -10,6 +10,15 @@ and at reads after it ended (its node budget spent, the answer kept for a hit); 
 the move the computer expects (ponder hit) or another one (miss). Each run checks that the
 computer shows its answer and the board sync agrees with the board.
 
+A capture made wholly between two scans (or with only its victim's lift in the scan before,
+which the debounce drops: the scans are ~0.5 s apart here) shows the sensors nothing but the
+capturing piece gone from its square: the board sync cannot tell it from a piece held in the
+hand, and waits, as any occupancy-only board must. Lifting the piece on the target square
+and putting it back then completes the capture (docs/playing.md); the test does that when a
+capture was not answered within CAPTURE_WAIT_MS and checks the answer comes. (Since session
+13's evaluation the expected reply after 1. e4 d5 is the capture 2. exd5. With the App's
+adaptive polling, about every 10 ms, a hand never beats the scan.)
+
 (The browser flake of issue #7 was the web page losing a click: tests/test_web_browser.py.
 This sweep found no stall in the controller; it keeps the window covered. A controller that
 sends such a move back - e.g. rejecting moves while a search runs - fails here with exactly
@@ -29,7 +38,7 @@ from firmware.engine.notation import uci
 from firmware.engine.rules import legal_moves
 from firmware.engine.search import Searcher
 from host_sim.electronics import build_simulated
-from host_sim.physical import PhysicalBoard
+from host_sim.physical import PhysicalBoard, cell_of
 
 PASS_MS = 2  # one main-loop pass
 MS_PER_NODE = 8  # a Pico: a poll every 64 nodes is ~0.5 s apart
@@ -37,6 +46,7 @@ HAND_MS = 250
 LEVEL = next(i for i, lv in enumerate(LEVELS) if lv.kind == NODES and lv.value == 1000)
 QUICK = next(i for i, lv in enumerate(LEVELS) if lv.kind == DEPTH and lv.value == 2)  # the first reply
 AFTER_PONDER = 3  # injection points after the ponder search ended (0, 50, 100 reads later)
+CAPTURE_WAIT_MS = 5000  # an unseen capture: how long the test waits before the player fixes it
 
 
 class Rig:
@@ -145,6 +155,7 @@ def play_reply_at(k, hit, spread):
             state["start"] = rig.reads
             state["move"] = reply_for(c, hit)
             state["steps"] = rig.board.plan(state["move"])
+            state["capture"] = cell_of(state["move"][2:4]) in rig.board.pieces
         n = rig.reads - state["start"]
         steps = state["steps"]
         if n == k or (spread and n == k + 1):
@@ -155,8 +166,21 @@ def play_reply_at(k, hit, spread):
                 rig.on_read = None
 
     rig.on_read = act
-    answered = rig.run_until(lambda: c.game.ply == 3 and c.phase == ui.SHOWING, 120000)
+    done = lambda: c.game.ply == 3 and c.phase == ui.SHOWING  # noqa: E731
+    rig.run_until(lambda: rig.on_read is None, 120000)  # the hand has acted
+    answered = rig.run_until(done, CAPTURE_WAIT_MS)
     move = state.get("move")
+    if not answered and state.get("capture") and c.game.ply == 2:
+        # a capture the sensors never saw as one (see the module docstring): the board sync
+        # holds the mover as lifted and nothing is made of it; the player lifts the piece on
+        # the target square and puts it back, as docs/playing.md says
+        assert not c.errors_shown
+        to = cell_of(move[2:4])
+        rig.run_ms(HAND_MS)
+        rig.touch(("lift", to))
+        rig.run_ms(HAND_MS)
+        rig.touch(("place", to, None))
+    answered = answered or rig.run_until(done, 120000)
     assert answered, ("no answer to %s played at read %d (%s): phase %s, searching %d, game %s, sync to_clear "
                       "%r to_fill %r" % (move, k, where, ui.PHASE_NAMES[c.phase], c.searching, c.game.uci_moves(),
                                          c.sync.to_clear, c.sync.to_fill))

@@ -12,7 +12,7 @@ from firmware.engine.fen import fen
 from firmware.engine.notation import parse_uci, uci
 from firmware.engine.position import Position
 from firmware.engine.search import MATE, MATE_BOUND, MAX_PLY, Limits, SearchError, Searcher, mate_in_moves
-from firmware.engine.timeman import LimitsError, budget
+from firmware.engine.timeman import SOFT_NEXT_PERCENT, LimitsError, budget
 from firmware.engine.tt import BOUND_EXACT, BOUND_LOWER, TranspositionTable, TTSizeError
 from tests.randomgames import random_positions
 
@@ -247,8 +247,12 @@ def test_stop_from_poll_and_ponderhit_with_simulated_clock():
 
     limits = Limits(ponder=True, movetime_ms=1000)
     result = searcher.search(Position(), limits, poll=poll)
-    # pondering ignored the clock until ponderhit at t=200; then the 1 s budget applied
-    assert events and now[0] >= 200 + 1000 - 40
+    # pondering ignored the clock until ponderhit at t=200; then the 1 s budget applied,
+    # counted from there: the search went on until an iteration ended past
+    # SOFT_NEXT_PERCENT of it (where depends on the tree), and not beyond its hard limit
+    soft, hard = budget(limits, 0)
+    assert events and searcher.start_ms == 200
+    assert 200 + soft * SOFT_NEXT_PERCENT // 100 - 10 <= now[0] <= 200 + hard + 10
     assert result.best_move in rules.legal_moves(Position())
 
 

@@ -11,8 +11,8 @@ The other tuned numbers are in tunables.py.
 """
 
 # ---- material (mg, eg) by kind: none, P, N, B, R, Q, K ------------------------------------
-MATERIAL_MG = (0, 82, 337, 365, 477, 1025, 0)
-MATERIAL_EG = (0, 94, 281, 297, 512, 936, 0)
+MATERIAL_MG = (0, 86, 348, 373, 467, 1029, 0)
+MATERIAL_EG = (0, 83, 304, 313, 516, 946, 0)
 
 # ---- piece-square tables (PeSTO), rank 8 first ------------------------------------------
 PAWN_MG = (

@@ -827,6 +827,14 @@ class Searcher:
             # improving: better than two plies ago (our last turn); prune less when so
             if ply >= 2 and static <= self.evals[ply - 2]:
                 improving = 0
+            # the table's score, when its bound says the true score lies beyond the static
+            # evaluation, is the better guess for the pruning below (evals[] keeps the static)
+            if slot >= 0:
+                s = tt.scores[slot]
+                if -MATE_BOUND < s < MATE_BOUND:
+                    d = (tt.data[slot] >> 19) & 3
+                    if d == _EXACT or (d == _LOWER and s > static) or (d == _UPPER and s < static):
+                        static = s
             if not pvnode and not self.exhaustive:
                 # reverse futility pruning: far above beta with little depth left
                 margin = RFP_MARGIN * (depth - improving)

@@ -19,45 +19,45 @@ from firmware.compat import const
 ORDER_VALUE = (0, 100, 320, 330, 500, 950, 2000)
 
 # ---- evaluation terms (mg, eg) -------------------------------------------------------------
-TEMPO = const(12)
+TEMPO = const(10)
 BISHOP_PAIR_MG = const(25)
-BISHOP_PAIR_EG = const(50)
-DOUBLED_MG = const(8)  # per pawn with a friendly pawn in front of it on its file
-DOUBLED_EG = const(18)
-ISOLATED_MG = const(10)
-ISOLATED_EG = const(12)
-BACKWARD_MG = const(8)
-BACKWARD_EG = const(6)
+BISHOP_PAIR_EG = const(51)
+DOUBLED_MG = const(5)  # per pawn with a friendly pawn in front of it on its file
+DOUBLED_EG = const(11)
+ISOLATED_MG = const(11)
+ISOLATED_EG = const(4)
+BACKWARD_MG = const(9)
+BACKWARD_EG = const(3)
 # Passed pawn bonus by relative rank (on top of the PST, which already pays for advancing).
-PASSED_MG = (0, 2, 5, 10, 20, 35, 55, 0)
+PASSED_MG = (0, 0, 5, 7, 24, 23, 51, 0)
 PASSED_EG = (0, 8, 12, 20, 35, 60, 95, 0)
-PASSED_PROTECTED_EG = const(15)  # per rank step of a passer guarded by a pawn
-PAWN_THREAT_MG = const(40)  # per enemy piece (not a pawn or king) a pawn attacks
-PAWN_THREAT_EG = const(30)
+PASSED_PROTECTED_EG = const(29)  # per rank step of a passer guarded by a pawn
+PAWN_THREAT_MG = const(57)  # per enemy piece (not a pawn or king) a pawn attacks
+PAWN_THREAT_EG = const(41)
 PASSED_BLOCKED_DIV = const(2)  # passer blocked by any piece: bonus divided by this
 # x (enemy king distance - own king distance) to the stop square, by rank
 PASSED_KING_DIST = (0, 0, 1, 2, 4, 6, 8, 0)
 UNSTOPPABLE = const(600)  # pawn race won by the square rule when the enemy has only pawns
-ROOK_OPEN_MG = const(30)
-ROOK_OPEN_EG = const(10)
-ROOK_HALF_OPEN_MG = const(15)
-ROOK_HALF_OPEN_EG = const(6)
-ROOK_SEVENTH_MG = const(15)
-ROOK_SEVENTH_EG = const(25)
-BISHOP_MOBILITY = const(4)  # per reachable square beyond MOBILITY_BASE_B (mg and eg)
+ROOK_OPEN_MG = const(34)
+ROOK_OPEN_EG = const(1)
+ROOK_HALF_OPEN_MG = const(23)
+ROOK_HALF_OPEN_EG = const(4)
+ROOK_SEVENTH_MG = const(13)
+ROOK_SEVENTH_EG = const(14)
+BISHOP_MOBILITY = const(2)  # per reachable square beyond MOBILITY_BASE_B (mg and eg)
 MOBILITY_BASE_B = const(6)
 ROOK_MOBILITY_MG = const(2)
-ROOK_MOBILITY_EG = const(4)
+ROOK_MOBILITY_EG = const(1)
 MOBILITY_BASE_R = const(6)
-KNIGHT_MOBILITY = const(3)
+KNIGHT_MOBILITY = const(0)
 MOBILITY_BASE_N = const(4)
 # King safety (middlegame only, scaled by phase):
-SHIELD_MISSING = const(14)  # per file next to the king without an own pawn 1-2 ranks ahead
+SHIELD_MISSING = const(0)  # per file next to the king without an own pawn 1-2 ranks ahead
 KING_OPEN_FILE = const(18)  # per file at the king with no own pawn (half-open for the enemy)
 # Enemy pieces near the king (Chebyshev distance <= 2) give attack units by kind, and the
 # penalty grows with their square, so a lone attacker costs little and a swarm costs much.
 KING_ATTACK_UNITS = (0, 0, 2, 2, 3, 5, 0)
-KING_ATTACK_PENALTY = (0, 0, 4, 10, 20, 34, 52, 74, 100, 130, 164, 200, 240, 280, 320, 360, 400)
+KING_ATTACK_PENALTY = (0, 0, 6, 9, 18, 32, 52, 78, 101, 130, 164, 200, 240, 280, 320, 360, 400)
 # Drawish material: a side without pawns that is not at least a rook ahead scales its
 # advantage down by this divisor (KBK, KNK, KRKB, KRKN, ...).
 NO_PAWN_DRAW_DIV = const(8)
