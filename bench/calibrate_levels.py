@@ -20,7 +20,9 @@ Method (the figures are in docs/levels.md and docs/benchmarks.md):
    ratings (the gain per doubling falls as the search gets deeper, so one line through all
    of them would not do); from 1,000 nodes up a line through the 1,000-node anchor with its
    slope fitted, weighted by 1 / (interval half-width)^2, to the anchors above it. Budgets
-   beyond the last anchor are extrapolations, marked as such. The weighted least-squares
+   beyond the last anchor are extrapolations, marked as such, followed at most HIGH_DOUBLINGS
+   doublings beyond it: a level the curve puts further out gets that budget and is marked
+   "capped" (it plays below its label; a board would need minutes a move). The weighted least-squares
    line a + b log2(nodes) through every anchor is printed as a cross-check.
    Each rated level from the lowest anchor's rating up gets the budget where that curve
    reaches its rating (rounded to 10 nodes; the table stores tens of nodes).
@@ -62,28 +64,31 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-24, 2 shared cores x86_64, MicroPython unix 1.29.0-preview, Stockfish 15.1 (Debian),
-# engine at bench signature 26893 (the search of session 7; the speed work of session 9
-# searches exactly the same nodes). The 1,000- and 10,000-node anchors are session 7's
-# matches; the calibration of 2026-11-23 (signature 47088) is in docs/benchmarks.md.
+# 2026-11-25 (session 13), 2 shared cores x86_64, MicroPython unix 1.29.0-preview, Stockfish
+# 15.1 (Debian), engine at bench signature 23461 (the table-refined static evaluation and the
+# fitted terms); two matches at a time, the machine also running a self-play job or an
+# emulator (load ~3.5). The 1,000- and 10,000-node anchors are two halves each
+# (--first-game). The calibrations of 2026-11-24 (signature 26893) and 2026-11-23 (47088)
+# are in docs/benchmarks.md.
 MEASURED = [
-    (1000, 0, 1800, 19, 18, 63, "anchor (session 7, 100 games)"),
-    (10000, 0, 2000, 9, 13, 38, "anchor (session 7, 60 games)"),
-    (200, 0, 1350, 14, 5, 21, "anchor"),
-    (3000, 0, 1800, 18, 8, 14, "anchor"),
-    (140, 200, 1350, 3, 2, 35, "level 1000 (the table of 2026-11-23)"),
-    (180, 200, 1350, 2, 1, 37, "level 1100 (the table of 2026-11-23)"),
-    (500, 0, 1500, 19, 7, 14, "anchor"),
-    (100, 0, 1350, 7, 9, 24, "anchor"),
-    (30000, 0, 2000, 9, 15, 16, "anchor"),
-    (140, 100, 1350, 4, 0, 36, "level 1100 as 140 nodes, noise 100"),
-    (140, 50, 1350, 7, 1, 32, "level 1100 as 140 nodes, noise 50"),
-    (430, 0, 1500, 13, 6, 11, "check: level 1500 as calibrated"),
-    (6100, 0, 1800, 20, 6, 14, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
+    (1000, 0, 1800, 23, 24, 53, "anchor (2 x 50 games)"),
+    (10000, 0, 2000, 6, 18, 36, "anchor (2 x 30 games)"),
+    (200, 0, 1350, 19, 5, 16, "anchor"),
+    (3000, 0, 1800, 11, 8, 21, "anchor"),
+    (140, 100, 1350, 3, 2, 35, "level 1000 (140 nodes, noise 100)"),
+    (140, 50, 1350, 8, 3, 29, "level 1100 (140 nodes, noise 50)"),
+    (500, 0, 1500, 23, 6, 11, "anchor"),
+    (100, 0, 1350, 11, 4, 25, "anchor"),
+    (30000, 0, 2000, 8, 11, 21, "anchor"),
+    (100, 100, 1350, 1, 4, 35, "level 1000 as 100 nodes, noise 100"),
+    (100, 50, 1350, 4, 6, 30, "level 1100 as 100 nodes, noise 50"),
+    (330, 0, 1500, 17, 1, 12, "check: level 1500 as calibrated"),
+    (7960, 0, 1800, 23, 4, 13, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
-# UCI_Elo, games), in the order played on 2026-11-24 (plus session 7's two anchors, first).
+# UCI_Elo, games), in the order played on 2026-11-24 (plus session 7's two anchors, first);
+# session 13 played them in two queues at once, the long anchors split in halves.
 PLAN = [
     ("anchor", 1000, 1800, 100),
     ("anchor", 10000, 2000, 60),
@@ -271,34 +276,51 @@ def fit(measured=MEASURED):
     # (a stronger level never searches less: tests/test_levels_rated.py).
     weak = sorted((n, z, e) for e, n, z in configs if z) + [(floor, 0, base)]  # equal Elo: less noise
     print("suggested table (level, nodes, noise, Elo the fit gives):")
-    out = []
-    least_nodes, most_noise = 0, 1000
-    for target in range(1000, 2001, 100):
+    # The levels below the lowest anchor first, from the top down: each plays the measured
+    # configuration nearest its rating among those weaker than the level above it (no more
+    # nodes, no less noise, not the same one), so no two levels play alike when the
+    # measurements allow it, and the noise-free lowest anchor comes first.
+    low = {}
+    most_nodes, least_noise, above = 1 << 30, 0, None
+    for target in range(2000, 999, -100):
         if target >= base:
-            nodes = max(floor, least_nodes, int(round(nodes_for(target) / 10.0)) * 10)
-            noise = 0
-            est = elo_at(nodes)
-        else:
-            allowed = [c for c in weak if c[0] >= least_nodes and c[1] <= most_noise] or weak
-            nodes, noise, est = min(allowed, key=lambda c: abs(c[2] - target))
+            continue
+        allowed = [c for c in weak if c[0] <= most_nodes and c[1] >= least_noise and c != above] or weak
+        above = min(allowed, key=lambda c: abs(c[2] - target))
+        most_nodes, least_noise = above[0], above[1]
+        low[target] = above
+    out = []
+    least_nodes = max([c[0] for c in low.values()] + [0])
+    for target in range(1000, 2001, 100):
+        capped = False
+        if target in low:
+            nodes, noise, est = low[target]
             if noise == 0:
                 est = elo_at(nodes)
-        least_nodes, most_noise = nodes, noise
+        else:
+            nodes = max(floor, least_nodes, int(round(nodes_for(target) / 10.0)) * 10)
+            if nodes > top * 2 ** HIGH_DOUBLINGS:  # not followed further: the level plays below its label
+                nodes = top * 2 ** HIGH_DOUBLINGS
+                capped = True
+            noise = 0
+            est = elo_at(nodes)
+            least_nodes = nodes + 10  # a stronger level searches more
         entry = levels.LEVELS[rated_level(target)]
         out.append((target, nodes, noise, est))
-        print("  Elo %d: %6d nodes, noise %3d -> %4.0f%s   (levels.py now: %d nodes, noise %d)" % (
-            target, nodes, noise, est, " extrapolated" if nodes > top else "", entry.value, entry.noise_cp))
+        print("  Elo %d: %6d nodes, noise %3d -> %4.0f%s%s   (levels.py now: %d nodes, noise %d)" % (
+            target, nodes, noise, est, " extrapolated" if nodes > top else "", " (capped)" if capped else "",
+            entry.value, entry.noise_cp))
     return out
 
 
 # ---- timed levels: the same curve at a board's speed ------------------------------------------
-# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 727
+# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 850
 # nodes/s on the emulated stock Pico; the other chips are estimates scaled from it), replaced
 # by the search's speed inside the running App where docs/benchmarks.md measured one: the
-# RP2040's 508 nodes/s (host_sim.rp2040.chip_figures: Analysis level, a middlegame, 40 s; the
-# App polls the board between nodes; 2026-11-25, session 13; 470 in session 11, 423 in
-# session 10, 327 in session 9).
-IN_APP_NODES_PER_S = {"RP2040": 508}
+# RP2040's 600 nodes/s (host_sim.rp2040.chip_figures: Analysis level, a middlegame, 40 s; the
+# App polls the board between nodes; 2026-11-25, session 13, engine at signature 23461; 508
+# at the start of that session, 470 in session 11, 423 in session 10, 327 in session 9).
+IN_APP_NODES_PER_S = {"RP2040": 600}
 GAME_MOVES = 40  # a clock level's time a move: the mean over this many moves of one side
 HIGH_DOUBLINGS = 2  # the curve is followed at most this far beyond the top anchor, then capped
 

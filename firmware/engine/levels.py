@@ -103,17 +103,17 @@ _FIXED = const(26)  # levels in _TABLE; the rated levels follow them
 # (The ratings' range and step live in firmware/uci.py, the one user of "the level nearest an
 # Elo": kept out of this module, which a board loads whenever a level is read.)
 _RATED_COUNT = const(11)
-_RATED = (b"\x00\x0e\x64"  # Elo 1000: 140 nodes, noise 100
-          b"\x00\x0e\x32"  # Elo 1100: 140 nodes, noise 50
-          b"\x00\x0e\x00"  # Elo 1200: 140 nodes
-          b"\x00\x15\x00"  # Elo 1300: 210 nodes
-          b"\x00\x1e\x00"  # Elo 1400: 300 nodes
-          b"\x00\x2b\x00"  # Elo 1500: 430 nodes
-          b"\x00\x4c\x00"  # Elo 1600: 760 nodes
-          b"\x00\xcb\x00"  # Elo 1700: 2030 nodes
-          b"\x02\x62\x00"  # Elo 1800: 6100 nodes
-          b"\x07\x2c\x00"  # Elo 1900: 18360 nodes
-          b"\x15\x97\x00")  # Elo 2000: 55270 nodes
+_RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
+          b"\x00\x0a\x32"  # Elo 1100: 100 nodes, noise 50
+          b"\x00\x0a\x00"  # Elo 1200: 100 nodes
+          b"\x00\x0e\x00"  # Elo 1300: 140 nodes
+          b"\x00\x16\x00"  # Elo 1400: 220 nodes
+          b"\x00\x21\x00"  # Elo 1500: 330 nodes
+          b"\x00\x31\x00"  # Elo 1600: 490 nodes
+          b"\x00\x74\x00"  # Elo 1700: 1160 nodes
+          b"\x03\x1c\x00"  # Elo 1800: 7960 nodes
+          b"\x15\x67\x00"  # Elo 1900: 54790 nodes
+          b"\x2e\xe0\x00")  # Elo 2000: 120000 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
