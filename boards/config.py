@@ -21,7 +21,7 @@ CONFIG keys (see docs/io.md for the full table):
     buttons{name: pin}, buzzer{pin} or None, display{kind: ssd1306, i2c, scl, sda, addr} or None,
     heap_bytes, tt_entries, poll_nodes, settle_us, debounce_ms, stable_ms,
     button_debounce_ms, long_press_ms, and optionally move_stack (the search's move buffer,
-    cells of 8 bytes; default 2048), game_plies (the longest game the record holds, 17 bytes
+    cells of 8 bytes; default 2048), game_plies (the longest game the record holds, 16 bytes
     a ply; default 600), stack_bytes (the MicroPython port's C stack, so the search keeps
     room for the controller's poll; default unknown), valid_pins, input_only_pins,
     external_pullups (input pins with a resistor on the board, e.g. ESP32 GPIO 34-39),

@@ -15,7 +15,7 @@ CONFIG = {
     "status": {"kind": "pixel"},  # a 65th WS2812 after h8 on the same chain
     "heap_bytes": 229680,  # gc.mem_free() right after boot: stock MicroPython 1.29, emulated Pico
     "tt_entries": 2048,
-    "game_plies": 300,  # 150 moves each, as the ESP32 (17 bytes a ply: 5 KB less than the default 600)
+    "game_plies": 300,  # 150 moves each, as the ESP32 (16 bytes a ply: 4.8 KB less than the default 600)
     "move_stack": 768,  # the least allowed: searches like 2048 at the top level (tests/test_memory_config.py)
     "stack_bytes": 8192,  # the C stack the search shares with the controller (PICO_STACK_SIZE=0x2000 in MicroPython's rp2 port)
     "poll_nodes": 64,
