@@ -360,14 +360,13 @@ class MemoryGame(ScriptedGame):
         self.reply_ply = game_pos.ply + (1 if after_move else 0)
 
     def act(self):
-        while self.pending and self.pending[0][0] <= self.t:
-            step = self.pending.pop(0)[1]
-            cell = self.board.do(step)
-            if cell is not None:
-                self.elec.set_cell(cell, cell in self.board.pieces)
+        self.do_due()
         if self.pending or self.app is None:
             return
         c = self.app.controller
+        if c.phase == ui.OFFER:
+            self.decline_offer()
+            return
         if c.game.over or c.game.ply == self.done_ply:
             return
         self.done_ply = -1

@@ -72,15 +72,31 @@ class ScriptedGame:
         for pwm in elec.pwms.values():
             pwm.history.clear()
 
-    def act(self):
+    def do_due(self):
+        """Carry out the steps whose time has come: touches on the board, a button let go."""
         while self.pending and self.pending[0][0] <= self.t:
             step = self.pending.pop(0)[1]
+            if step[0] == "release":
+                self.elec.release(step[1])
+                continue
             cell = self.board.do(step)
             if cell is not None:
                 self.elec.set_cell(cell, cell in self.board.pieces)
+
+    def decline_offer(self):
+        """The computer offers to resign (phase OFFER): say no with a short press of *move*,
+        so that the game is played out (the offer comes once a game)."""
+        self.elec.press("move")
+        self.pending.append((self.t + HAND_MS, ("release", "move")))
+
+    def act(self):
+        self.do_due()
         if self.pending:
             return
         c = self.app.controller
+        if c.phase == ui.OFFER:
+            self.decline_offer()
+            return
         if c.game.over or c.game.ply == self.done_ply:
             return  # wait until the firmware has seen the last move
         self.done_ply = -1

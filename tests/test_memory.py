@@ -117,3 +117,20 @@ def test_full_game_at_the_top_level_within_the_board_heap(board, tt_entries, hea
                    ms_per_node=0, hand_ms=100, tt_entries=tt)
     g.build()
     assert g.run()["moves"] == moves
+
+
+def test_the_harness_declines_a_resignation_offer_and_plays_the_game_out(tmp_path):
+    # The game test_fit_wasm.py plays with the Pico 2's config (200 nodes a search): the computer,
+    # a queen down, offers to resign at ply 119. The scripted player must answer the offer (it
+    # used to wait for a move that never came, until the wasm runs timed out), here with *move*.
+    g = MemoryGame("pico2", TOP_LEVEL, node_cap=200, journal_dir=str(tmp_path), sample_every=0, pass_ms=4,
+                   ms_per_node=0, hand_ms=100)
+    g.build()
+    r = g.run(max_ms=3600 * 1000)
+    controller = g.app.controller
+    assert controller.resign_declined  # an offer came and was declined
+    assert controller.game.over and r["result"] in ("1-0", "0-1", "1/2-1/2"), (r["result"], len(r["moves"]))
+    board = chess.Board()
+    for move in r["moves"]:
+        board.push_uci(move)
+    assert board.is_game_over(claim_draw=True) or r["reason"] == "75-move rule", r["reason"]
