@@ -20,7 +20,7 @@ from tools.wasm_port import run, unavailable
 pytestmark = [pytest.mark.wasm]
 
 ENTRY = 7  # a name's pool entry on 32 bits: its hash (2 bytes), length (1), pointer (4)
-RESIDENT = ("firmware.compat", "firmware.engine.position", "firmware.engine.notation", "firmware.engine.fen",
+RESIDENT = ("firmware.compat", "firmware.engine.position", "firmware.engine.notation",
             "firmware.engine.search", "firmware.controller.ui", "firmware.controller.journal",
             "firmware.controller.flashfile", "firmware.controller.board_sync", "firmware.controller.flow",
             "firmware.controller.game", "firmware.controller.settings", "firmware.features", "firmware.app", "json")
