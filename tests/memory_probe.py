@@ -342,14 +342,6 @@ class MemoryGame(ScriptedGame):
         if a > self.peak_live:
             self.peak_live = a
 
-    def schedule(self, text):
-        self.done_ply = self.app.controller.game.ply
-        at = self.t + self.hand_ms
-        for step in self.board.plan(text):
-            self.pending.append((at, step))
-            if step[0] in ("lift", "place"):
-                at += self.hand_ms
-
     # ---- the opponent ---------------------------------------------------------------------
     def _think(self, after_move):
         """The opponent's reply in the game position after `after_move` (0: as it is)."""

@@ -43,6 +43,7 @@ class ScriptedGame:
         journal = Journal(journal_dir) if journal_dir else None
         self.app = App(self.hw, searcher, journal=journal, ticks_ms=self.ticks, settings=settings, seed=seed)
         self.pending = []  # [(at_ms, step)]
+        self.hand_ms = HAND_MS  # the player's hand: per touch, and how long a button is held
         self.seen_nodes = 0
         self.plies_by_player = 0
         self.reads = 0
@@ -87,7 +88,7 @@ class ScriptedGame:
         """The computer offers to resign (phase OFFER): say no with a short press of *move*,
         so that the game is played out (the offer comes once a game)."""
         self.elec.press("move")
-        self.pending.append((self.t + HAND_MS, ("release", "move")))
+        self.pending.append((self.t + self.hand_ms, ("release", "move")))
 
     def act(self):
         self.do_due()
@@ -113,11 +114,11 @@ class ScriptedGame:
 
     def schedule(self, text):
         self.done_ply = self.app.controller.game.ply
-        at = self.t + HAND_MS
+        at = self.t + self.hand_ms
         for step in self.board.plan(text):
             self.pending.append((at, step))
             if step[0] in ("lift", "place"):
-                at += HAND_MS
+                at += self.hand_ms
 
     def run(self, max_plies, max_ms):
         app = self.app
