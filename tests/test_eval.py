@@ -112,12 +112,12 @@ def test_a_pawn_attacking_a_piece_is_a_threat_for_either_colour():
     def without_threats(fen_text):
         saved = T.PAWN_THREAT_MG, T.PAWN_THREAT_EG
         T.PAWN_THREAT_MG = T.PAWN_THREAT_EG = 0
-        E.pack_terms()  # the evaluation reads its tunables from the packed array
+        E.pack_terms(T)  # the evaluation reads its tunables from the packed array
         try:
             return ev(fen_text)
         finally:
             T.PAWN_THREAT_MG, T.PAWN_THREAT_EG = saved
-            E.pack_terms()
+            E.pack_terms(T)
 
     # (FEN, threats counted for White minus those for Black)
     cases = (

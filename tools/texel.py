@@ -191,7 +191,7 @@ def _set(name, index, value):
     setattr(T, name, value)
     if hasattr(E, name):
         setattr(E, name, value)
-    E.pack_terms()
+    E.pack_terms(T)
 
 
 def cmd_features(args):

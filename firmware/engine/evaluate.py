@@ -73,11 +73,13 @@ _T_KING_ATTACK_UNITS = const(52)  # 7 entries, by kind
 _T_KING_ATTACK_PENALTY = const(59)  # 17 entries, by units
 _T_SIZE = const(76)
 _TERMS = array("H", bytes(2 * _T_SIZE))
-def pack_terms():
+def pack_terms(T=None):
     """Copy the evaluation's tunables from tunables.py into _TERMS (a tuner sets them there,
-    then calls this). They are magnitudes (evaluate.py gives each its sign): a value outside
-    0..65535 is refused."""
-    from firmware.engine import tunables as T
+    then calls this with the module it changed: init() drops tunables.py from sys.modules, so a
+    later import is a fresh copy). They are magnitudes (evaluate.py gives each its sign): a
+    value outside 0..65535 is refused."""
+    if T is None:
+        from firmware.engine import tunables as T
 
     scalars = (T.BISHOP_PAIR_MG, T.BISHOP_PAIR_EG, T.DOUBLED_MG, T.DOUBLED_EG, T.ISOLATED_MG, T.ISOLATED_EG,
                T.BACKWARD_MG, T.BACKWARD_EG, T.PASSED_PROTECTED_EG, T.PASSED_BLOCKED_DIV, T.PAWN_THREAT_MG,
@@ -115,26 +117,35 @@ def init():
     """Install the piece-square tables in position.py and fill the distance table.
     Idempotent; the Searcher calls it. Positions created before must be rehash()ed.
 
-    The tables (pesto.py, about 4 KB of tuples) are needed only here: afterwards that module
-    is dropped from sys.modules, so they are freed (a later import loads it again)."""
+    The tables (pesto.py, about 4 KB of tuples) are needed only here, and tunables.py (its
+    dictionary and tuples, about 1 KB on a 32-bit board) only while the engine's modules import:
+    its values are in _TERMS and in the modules that imported them by now. Both modules are
+    dropped from sys.modules, so they are freed (a later import loads a fresh copy)."""
     global _ready
     if _ready:
         return
-    import sys
     from firmware.engine import pesto
 
     mg_by_kind, eg_by_kind = pesto.tables_by_kind()
     del pesto
-    sys.modules.pop("firmware.engine.pesto", None)
-    package = sys.modules.get("firmware.engine")
-    if package is not None and "pesto" in package.__dict__:
-        delattr(package, "pesto")
+    _forget("pesto")
+    _forget("tunables")
     set_piece_square_tables(mg_by_kind, eg_by_kind)
     for df in range(-7, 8):
         for dr in range(-7, 8):
             DIST[dr * 16 + df + 119] = max(abs(df), abs(dr))
     endgame.init()
     _ready = True
+
+
+def _forget(name):
+    """Drop the engine module `name` from sys.modules and from the package."""
+    import sys
+
+    sys.modules.pop("firmware.engine." + name, None)
+    package = sys.modules.get("firmware.engine")
+    if package is not None and name in package.__dict__:
+        delattr(package, name)
 
 
 def evaluate(position):
