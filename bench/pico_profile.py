@@ -12,8 +12,9 @@ The chip has no profiler, so this multiplies two measurements:
   middlegame position (kiwipete), less the loop's own cost, in emulated microseconds.
 
 The product is each function's estimated share of a node; the rest of the measured time
-per node (pico_speed's search, same run) is the search's own bytecode (_search and
-_qsearch between their calls: move loops, pruning tests, history updates) plus what a
+per node (pico_speed's search, same run) is the search's own code (_search's bytecode and
+_qsearch's machine code between their calls: move loops, pruning tests, history updates,
+the quiescence's table probe) plus what a
 call costs in the real search beyond the loop here (other heap layouts and arguments).
 A function's figure includes what it calls (e.g. play includes its legality test).
 """
@@ -46,7 +47,6 @@ CASES = (
     ("play with its legality and check tests + unmake (quiet)", ("play",), "p.play(q, 5) and p.unmake()"),
     ("in_check", ("in_check",), "p.in_check()"),
     ("see (losing capture)", ("see",), "see(p, x)"),
-    ("table probe", ("_tt_cutoff",), "s._tt_cutoff(-50, 50, 3)"),
 )
 
 DEVICE_SCRIPT = r"""
@@ -155,7 +155,7 @@ def main():
         explained += share
         print("| %s | %.0f | %.2f | %.0f | %.0f %% |" % (label, us, calls, share, 100 * share / us_per_node))
     rest = us_per_node - explained
-    print("| the rest: _search/_qsearch bytecode, their calls and frames | | | %.0f | %.0f %% |" % (
+    print("| the rest: the search's own code, its calls and frames | | | %.0f | %.0f %% |" % (
         rest, 100 * rest / us_per_node))
     print("| a node (pico_speed's search) | | | %.0f | 100 %% |" % us_per_node)
     print("\ncalls a node, other functions: %s" % ", ".join(

@@ -128,9 +128,9 @@ def test_mate_search_finds_the_quiet_mate_under_micropython():
 
 def test_running_out_of_c_stack_redoes_the_depth_shallower_under_micropython():
     """A Pico has 8 KB of C stack, and machine-code (@micropython.native) frames are bigger
-    than bytecode ones. Here the search starts with only ~8 KB of MicroPython's stack limit
-    left (12 KB ran out with the search in machine code; in bytecode, as now, it is not
-    enough to run out at depth 8) (the snippet recurses first; the unix port checks a fixed limit far inside its real
+    than bytecode ones. Here the search starts with only ~6 KB of MicroPython's stack limit
+    left (8 KB was enough to run out at depth 8 until the quiescence search became a loop
+    in one machine-code frame) (the snippet recurses first; the unix port checks a fixed limit far inside its real
     stack, so overflowing the check is safe, unlike in a small-stack thread): the search
     takes the line back, lowers its ply limit and finishes the depth anyway; the next search
     stays under the limit."""
@@ -159,7 +159,7 @@ def test_running_out_of_c_stack_redoes_the_depth_shallower_under_micropython():
         "    if micropython.stack_use() < target:\n"
         "        return descend(target)\n"
         "    return run()\n"
-        "print(descend(probe(0) - 8000))\n" % fen_text
+        "print(descend(probe(0) - 6000))\n" % fen_text
     )
     words = run_mpy(code).split()
     assert len(words) == 8, words
@@ -174,7 +174,9 @@ def test_running_out_of_c_stack_redoes_the_depth_shallower_under_micropython():
 def test_a_known_stack_size_keeps_room_for_the_poll_function_under_micropython():
     """With `stack_bytes` (a board config's C stack), a poll that finds less than
     STACK_RESERVE left is skipped - the controller's own calls must never be the ones to run
-    out of stack - and the ply limit comes down to that depth; the search still finishes."""
+    out of stack - and the ply limit comes down to that depth; the search still finishes.
+    (5,000 bytes beyond the reserve: since the quiescence search became a loop in one
+    machine-code frame, 7,000 were enough for the whole depth.)"""
     fen_text = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
     out = run_mpy(
         "import micropython\n"
@@ -182,7 +184,7 @@ def test_a_known_stack_size_keeps_room_for_the_poll_function_under_micropython()
         "from firmware.engine.search import Searcher, Limits, MAX_PLY, STACK_RESERVE\n"
         "from firmware.engine.notation import uci\n"
         "base = micropython.stack_use()\n"
-        "size = base + STACK_RESERVE + 7000\n"
+        "size = base + STACK_RESERVE + 5000\n"
         "seen = [0, 0]\n"
         "def poll(s):\n"
         "    seen[0] = max(seen[0], micropython.stack_use())\n"

@@ -52,7 +52,7 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     RFP_MARGIN,
     RFP_MAX_DEPTH,
 )
-from firmware.engine.evaluate import evaluate
+from firmware.engine.evaluate import _terms, evaluate
 from firmware.engine.evaluate import init as _init_eval
 from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F401  (Limits is part of this API)
 from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS
@@ -79,7 +79,6 @@ _QUIET_MASK = const(0x7FFFF)
 _EXACT = const(3)
 _LOWER = const(2)
 _UPPER = const(1)
-_NO_CUTOFF = const(-32768)  # _tt_cutoff: the table does not settle the window
 _HISTORY_BONUS_MAX = const(400)  # a cutoff's history bonus: depth squared, at most this
 # A quiet move's ordering score is its history cell + _HISTORY_ZERO (history stays within
 # +-HISTORY_MAX = 16,000), so every score in mscore is >= 0: see _score_moves. Underpromotions
@@ -93,6 +92,16 @@ _ORDER_K1 = const(3)  # the killers of this ply
 _ORDER_K2 = const(4)
 _ORDER_ARGS = array("i", bytes(4 * 5))
 _ORDER_VALUE = array("H", ORDER_VALUE)  # for viper code (a tuple is an object to it)
+# _qsearch: its loop's steps, and each ply's state in Searcher.qstack (_Q_CELLS cells a ply:
+# beta, best, stand pat, start of the move list, next move; scores + _Q_BIAS)
+_Q_ENTER = const(0)
+_Q_NEXT = const(1)
+_Q_RETURN = const(2)
+_Q_CELLS = const(5)
+_Q_LEVELS = const(32)  # a line of captures and evasions this long below its first ply ends in the evaluation
+_Q_BIAS = const(32768)
+_NO_STAND = const(-32700)  # no stand-pat score yet (no evaluation comes near it)
+_NO_TERMS = const(32767)  # evaluate._terms: "ask evaluate()" (evaluate.py's _NONE)
 
 
 @micropython.viper
@@ -241,13 +250,14 @@ class Searcher:
         self.seed = seed
         self.noise_cp = 0
         self.noise_seed = 0
-        if not isinstance(move_stack, int) or move_stack < 512:
-            raise SearchError("move_stack must be an int >= 512, got %r" % (move_stack,))
+        if not isinstance(move_stack, int) or move_stack < 512 or move_stack > 0xFFFF:
+            raise SearchError("move_stack must be an int from 512 to 65535, got %r" % (move_stack,))
         self.move_stack = move_stack
         self.moves = array("i", bytes(4 * move_stack))
         self.mscore = array("i", bytes(4 * move_stack))
         self.sp = 0
         self.killers = array("i", bytes(4 * 2 * MAX_PLY))
+        self.qstack = array("H", bytes(2 * _Q_CELLS * _Q_LEVELS))  # _qsearch's plies
         self.evals = array("h", bytes(2 * MAX_PLY))  # static evaluation by ply (-_INF: in check)
         self.history = array("h", bytes(2 * TABLE_SIZE))  # by piece and to-square, as zobrist.py indexes
         # Triangular PV table: row `ply` (the line from that ply on) holds _PV_PLY - ply moves
@@ -1002,122 +1012,232 @@ class Searcher:
         return best
 
     # ---- quiescence ---------------------------------------------------------------------
-    def _tt_cutoff(self, alpha, beta, ply):
-        """The stored score when the table's entry for this position settles the window at
-        any depth, else _NO_CUTOFF. A method of its own, not inlined: on the chips a function
-        with many locals takes its frame from the heap, and _qsearch's frame is held once per
-        ply of the line, so its locals are kept few. Few here too (ply ends up holding the
-        bound): with six locals this frame stays on the C stack."""
-        slot = self.tt.probe(self.pos.hash_lo, self.pos.hash_hi)
-        if slot < 0:
-            return _NO_CUTOFF
-        s = self.tt.scores[slot]
-        if s >= MATE_BOUND:
-            s -= ply
-        elif s <= -MATE_BOUND:
-            s += ply
-        ply = (self.tt.data[slot] >> 19) & 3  # the bound
-        if ply == _EXACT or (ply == _LOWER and s >= beta) or (ply == _UPPER and s <= alpha):
-            return s
-        return _NO_CUTOFF
+    @micropython.viper
+    def _qsearch(self, alpha: int, beta: int, ply: int, in_check: int) -> int:
+        """The quiescence search: stand pat, then captures by MVV-LVA (queen promotions,
+        e.p.), delta pruning and a cheap exchange test; all evasions when in check. The
+        transposition table answers first when its entry settles the window (any stored
+        search, depth >= 1, sees more than captures do).
 
-    def _qsearch(self, alpha, beta, ply, in_check):
-        self.nodes += 1
-        if self.nodes >= self.next_check:
-            self._check()
-        if self.stopped:
-            return 0
-        if ply > self.seldepth:
-            self.seldepth = ply
+        Machine code, and a loop rather than a recursion: a line of captures goes down and
+        back up inside one C frame, each ply's state kept in self.qstack (_Q_CELLS cells a
+        ply, the scores + _Q_BIAS: viper reads 16-bit cells unsigned; a line longer than
+        _Q_LEVELS plies ends in the evaluation, as one reaching max_ply does). Most nodes are
+        quiescence nodes: as a bytecode recursion each took a heap frame and a call, and as a
+        machine-code recursion each ply's frame took the Pico's 8 KB C stack (the search ran
+        out of it at ply ~20). The Searcher's attributes are read once per call, not per node;
+        self.nodes and self.seldepth are written back before every poll and at the end; self.sp
+        is left as found. Every step, and so every node count, is the bytecode's of before
+        (bench signature unchanged); the same function runs as plain Python on CPython and in
+        bytecode builds (no chained comparisons; the only division is of a non-negative
+        number). On the emulated Pico: 848 -> 1,110 nodes/s (docs/benchmarks.md)."""
         pos = self.pos
-        if ply >= self.max_ply:
-            return self._static()
-        start = self.sp
-        if start + 256 > self.move_stack:
-            return self._static()
-        # the transposition table: any stored search (depth >= 1) sees more than captures do
-        s = self._tt_cutoff(alpha, beta, ply)
-        if s != _NO_CUTOFF:
-            return s
-        moves = self.moves
-        ms = self.mscore
-        b = pos.board
-        if in_check:
-            best = -MATE + ply
-            end = self._filter_evasions(start, pos.gen_moves(moves, start))
-            stand = -_INF
-        else:
-            # Lazy evaluation: material + piece-square tables only when that is already far
-            # outside the window (the positional terms rarely move a score this much).
-            c = pos.counts
-            phase = c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13])
-            if phase > 24:
-                phase = 24
-            cheap = (pos.score_mg * phase + pos.score_eg * (24 - phase)) // 24
-            if pos.stm:
-                cheap = -cheap
-            if c[1] and c[9] and (cheap - LAZY_MARGIN >= beta or cheap + LAZY_MARGIN <= alpha):
-                stand = cheap
-            else:  # self._static(), inlined: this is the hottest call of the search
-                stand = evaluate(pos)
-                noise = self.noise_cp
-                if noise:
-                    stand += (pos.hash_lo ^ self.noise_seed) % (2 * noise + 1) - noise
-            if stand >= beta:
-                return stand
-            if stand > alpha:
-                alpha = stand
-            elif stand + DELTA_MARGIN + 100 <= alpha and self._hopeless(stand, alpha):
-                return stand  # no capture or promotion can reach alpha: skip generating
-            best = stand
-            end = pos.gen_captures(moves, start)
-        self.sp = end
-        k = start
-        while k < end:  # captures by MVV-LVA, queen promotions, e.p., then the rest (>= 0: see _pick)
-            m = moves[k]
-            victim = b[(m >> 7) & 127]
-            promo = (m >> 14) & 7
-            if victim:
-                ms[k] = ORDER_VALUE[victim & 7] * 16 - (b[m & 127] & 7) + promo * 100
-            elif promo == 5:
-                ms[k] = 8000
-            elif m >> 17 == 2:
-                ms[k] = 1599
-            else:
-                ms[k] = 1 if promo else 0
-            k += 1
-        k = start
-        while k < end:
-            _pick(ms, moves, k, end)
-            m = moves[k]
-            k += 1
-            if not in_check:
-                promo = (m >> 14) & 7
-                if promo:
-                    if promo != 5:
-                        continue  # underpromotions: the main search finds the rare good ones
+        board = pos.board
+        b = ptr8(board)
+        c = ptr8(pos.counts)
+        moves_obj = self.moves
+        moves = ptr32(moves_obj)
+        ms_obj = self.mscore
+        ms = ptr32(ms_obj)
+        value = ptr16(_ORDER_VALUE)
+        qs = ptr16(self.qstack)
+        tt = self.tt
+        keys = ptr32(tt.keys)
+        data = ptr32(tt.data)
+        scores = ptr16(tt.scores)
+        mask = int(tt.mask)
+        nodes = int(self.nodes)
+        next_check = int(self.next_check)
+        stopped = int(self.stopped)
+        seldepth = int(self.seldepth)
+        max_ply = int(self.max_ply)
+        stack_end = int(self.move_stack) - 256
+        noise = int(self.noise_cp)
+        delta = int(DELTA_MARGIN)
+        lazy = int(LAZY_MARGIN)
+        sp = int(self.sp)
+        level = 0  # plies below this call's
+        start = sp
+        end = sp
+        k = sp
+        best = 0
+        stand = 0
+        v = 0  # the value being returned to the level above
+        mode = _Q_ENTER
+        while True:
+            if mode == _Q_ENTER:  # a new node: alpha, beta, ply, in_check; its moves from sp on
+                mode = _Q_RETURN
+                start = sp
+                nodes += 1
+                if nodes >= next_check:
+                    self.nodes = nodes
+                    self.seldepth = seldepth
+                    self._check()
+                    next_check = int(self.next_check)
+                    stopped = int(self.stopped)
+                    max_ply = int(self.max_ply)
+                if stopped:
+                    v = 0
+                    continue
+                if ply > seldepth:
+                    seldepth = ply
+                if ply >= max_ply or start > stack_end or level >= _Q_LEVELS:
+                    v = int(self._static())  # no room for another ply: the evaluation
+                    continue
+                # the transposition table (tt.probe and the ply adjustment, inline)
+                slot = int(pos.hash_lo) & mask
+                hi = int(pos.hash_hi)
+                if keys[slot] != hi:
+                    slot += 1
+                    if keys[slot] != hi:
+                        slot = -1
+                if slot >= 0:
+                    s = int(scores[slot])
+                    if s >= 32768:
+                        s -= 65536  # array("h") read unsigned
+                    if s >= MATE_BOUND:
+                        s -= ply
+                    elif s <= -MATE_BOUND:
+                        s += ply
+                    bound = (data[slot] >> 19) & 3
+                    if bound == _EXACT or (bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha):
+                        v = s
+                        continue
+                if in_check:
+                    best = -MATE + ply
+                    end = int(self._filter_evasions(start, pos.gen_moves(moves_obj, start)))
+                    stand = -_INF
                 else:
-                    to = (m >> 7) & 127
-                    v = ORDER_VALUE[b[to] & 7] if m >> 17 != 2 else 100
-                    if stand + v + DELTA_MARGIN <= alpha:
-                        continue  # even winning the piece cannot reach alpha
-                    if ORDER_VALUE[b[m & 127] & 7] > v + 50 and see(pos, m) < 0:
-                        continue  # a bigger piece takes a smaller one and loses the exchange
-            chk = pos.play(m, in_check + 5)  # make_legal, and in_check() after it (Position.play)
-            if not chk:
+                    stand = _NO_STAND
+                    if c[1] and c[9]:
+                        # Lazy evaluation: material + piece-square tables only when that is
+                        # already far outside the window (the positional terms rarely move a
+                        # score this much).
+                        phase = int(c[2]) + int(c[3]) + int(c[10]) + int(c[11]) + 2 * (int(c[4]) + int(c[12])) + 4 * (
+                            int(c[5]) + int(c[13]))
+                        if phase > 24:
+                            phase = 24
+                        s = int(pos.score_mg) * phase + int(pos.score_eg) * (24 - phase)
+                        if s >= 0:
+                            s = s // 24
+                        else:
+                            s = 0 - (23 - s) // 24  # floor division, as the bytecode's //
+                        if int(pos.stm):
+                            s = 0 - s
+                        if s - lazy >= beta or s + lazy <= alpha:
+                            stand = s
+                    if stand == _NO_STAND:  # the evaluation (Searcher._static, inline)
+                        if noise:
+                            stand = int(self._static())
+                        else:
+                            stand = int(_terms(pos, 0))
+                            if stand == _NO_TERMS:
+                                stand = int(evaluate(pos))
+                    if stand >= beta:
+                        v = stand
+                        continue
+                    if stand > alpha:
+                        alpha = stand
+                    elif stand + delta + 100 <= alpha and self._hopeless(stand, alpha):
+                        v = stand  # no capture or promotion can reach alpha: skip generating
+                        continue
+                    best = stand
+                    end = int(pos.gen_captures(moves_obj, start))
+                sp = end
+                # captures by MVV-LVA, queen promotions, e.p., then the rest (all >= 0)
+                k = start
+                while k < end:
+                    m = moves[k]
+                    victim = int(b[(m >> 7) & 127])
+                    promo = (m >> 14) & 7
+                    if victim:
+                        ms[k] = int(value[victim & 7]) * 16 - (int(b[m & 127]) & 7) + promo * 100
+                    elif promo == 5:
+                        ms[k] = 8000
+                    elif m >> 17 == 2:
+                        ms[k] = 1599
+                    elif promo:
+                        ms[k] = 1
+                    else:
+                        ms[k] = 0
+                    k += 1
+                k = start
+                mode = _Q_NEXT
+            if mode == _Q_NEXT:  # the next move of this node (k: the next to pick)
+                mode = _Q_RETURN
+                while k < end:
+                    _pick(ms_obj, moves_obj, k, end)  # selection: the best remaining move to k
+                    m = moves[k]
+                    k += 1
+                    if not in_check:
+                        promo = (m >> 14) & 7
+                        if promo:
+                            if promo != 5:
+                                continue  # underpromotions: the main search finds the rare good ones
+                        else:
+                            if m >> 17 == 2:
+                                s = 100
+                            else:
+                                s = int(value[int(b[(m >> 7) & 127]) & 7])
+                            if stand + s + delta <= alpha:
+                                continue  # even winning the piece cannot reach alpha
+                            if int(value[int(b[m & 127]) & 7]) > s + 50 and int(see(pos, m)) < 0:
+                                continue  # a bigger piece takes a smaller one and loses the exchange
+                    chk = int(pos.play(m, in_check + 5))  # make_legal, and in_check() after it
+                    if not chk:
+                        continue
+                    # down one ply: keep this node's state, the child starts at sp = end
+                    q = level * _Q_CELLS
+                    qs[q] = beta + _Q_BIAS
+                    qs[q + 1] = best + _Q_BIAS
+                    qs[q + 2] = stand + _Q_BIAS
+                    qs[q + 3] = start
+                    qs[q + 4] = k
+                    level += 1
+                    s = alpha
+                    alpha = 0 - beta
+                    beta = 0 - s
+                    ply += 1
+                    in_check = chk - 1  # 1: the move gives check
+                    mode = _Q_ENTER
+                    break
+                if mode == _Q_RETURN:  # every move tried
+                    sp = start
+                    v = best
                 continue
-            chk -= 1  # 1: the move gives check
-            s = -self._qsearch(-beta, -alpha, ply + 1, chk)
+            # _Q_RETURN: v is the finished node's score; back to its parent, if any
+            if level == 0:
+                break
+            level -= 1
+            ply -= 1
+            # What the cells do not hold: this node's moves ended where the child's began,
+            # and the child's beta is this node's alpha (negated) as it was when it went down.
+            end = start
+            alpha = 0 - beta
+            q = level * _Q_CELLS
+            beta = int(qs[q]) - _Q_BIAS
+            best = int(qs[q + 1]) - _Q_BIAS
+            stand = int(qs[q + 2]) - _Q_BIAS
+            start = int(qs[q + 3])
+            k = int(qs[q + 4])
+            in_check = 0
+            if stand == -_INF:
+                in_check = 1
             pos.unmake()
-            if self.stopped:
-                self.sp = start
-                return 0
+            if stopped:
+                sp = start
+                v = 0
+                continue
+            s = 0 - v
             if s > best:
                 best = s
                 if s > alpha:
                     alpha = s
                     if s >= beta:
-                        break
-        self.sp = start
-        return best
-
+                        sp = start
+                        v = best
+                        continue
+            mode = _Q_NEXT
+        self.nodes = nodes
+        self.seldepth = seldepth
+        return v
