@@ -192,6 +192,32 @@ def test_pesto_tables_are_installed_then_released_under_micropython():
     assert kept < tables, out
 
 
+def test_tunables_are_released_after_init_and_a_tuner_still_reaches_the_evaluation_under_micropython():
+    """evaluate.init() drops tunables.py too (its values live on in _TERMS and in the modules
+    that imported them): after a Searcher is built the module is gone and its heap is given
+    back; pack_terms(T) with a changed module still changes what the evaluation says."""
+    from tests.mpy import run_mpy
+
+    out = run_mpy(
+        "import gc, sys\n"
+        "from firmware.engine import evaluate\n"
+        "from firmware.engine.position import Position\n"
+        "gc.collect(); a = gc.mem_free()\n"
+        "evaluate.init()\n"
+        "gc.collect(); b = gc.mem_free()\n"
+        "print('tunables' in sys.modules.get('firmware.engine').__dict__, 'firmware.engine.tunables' in sys.modules)\n"
+        "p = Position('4k3/p7/8/3n1b2/4P3/8/P7/4K3 w - - 0 1')\n"
+        "before = evaluate.evaluate(p)\n"
+        "import firmware.engine.tunables as T\n"
+        "T.PAWN_THREAT_MG = T.PAWN_THREAT_EG = 0\n"
+        "evaluate.pack_terms(T)\n"
+        "print(before != evaluate.evaluate(p), b > a)\n"
+    )
+    lines = out.split("\n")
+    assert lines[0] == "False False", out
+    assert lines[1] == "True True", out  # the threat term counted, and init() freed more than it kept
+
+
 def test_micropython_evaluates_exactly_like_cpython():
     """The evaluation's terms are viper machine code under MicroPython (machine integers, raw
     pointers) and plain Python under CPython: every score must be the same, or the two
