@@ -316,6 +316,10 @@ def test_mate_in_moves_helper():
 def test_bad_arguments_raise_value_errors():
     with pytest.raises(SearchError):
         Searcher(poll_nodes=0)
+    with pytest.raises(SearchError, match="512 to 65535"):
+        Searcher(move_stack=1 << 16)  # the quiescence keeps move indexes in 16-bit cells
+    with pytest.raises(SearchError, match="512 to 65535"):
+        Searcher(move_stack=511)
     with pytest.raises(TTSizeError):
         Searcher(tt_entries=1)
     with pytest.raises(SearchError):

@@ -1030,7 +1030,7 @@ class Searcher:
         is left as found. Every step, and so every node count, is the bytecode's of before
         (bench signature unchanged); the same function runs as plain Python on CPython and in
         bytecode builds (no chained comparisons; the only division is of a non-negative
-        number). On the emulated Pico: 848 -> 1,110 nodes/s (docs/benchmarks.md)."""
+        number). On the emulated Pico: 850 -> 1,110 nodes/s (docs/benchmarks.md)."""
         pos = self.pos
         board = pos.board
         b = ptr8(board)
