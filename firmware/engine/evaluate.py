@@ -66,12 +66,14 @@ _T_ROOK_MOBILITY_EG = const(24)
 _T_MOBILITY_BASE_R = const(25)
 _T_SHIELD_MISSING = const(26)
 _T_KING_OPEN_FILE = const(27)
-_T_PASSED_MG = const(28)  # 8 entries, by rank
-_T_PASSED_EG = const(36)
-_T_PASSED_KING_DIST = const(44)
-_T_KING_ATTACK_UNITS = const(52)  # 7 entries, by kind
-_T_KING_ATTACK_PENALTY = const(59)  # 17 entries, by units
-_T_SIZE = const(76)
+_T_THREAT_MG = const(28)  # 2 entries: by a minor piece, by a rook
+_T_THREAT_EG = const(30)
+_T_PASSED_MG = const(32)  # 8 entries, by rank
+_T_PASSED_EG = const(40)
+_T_PASSED_KING_DIST = const(48)
+_T_KING_ATTACK_UNITS = const(56)  # 7 entries, by kind
+_T_KING_ATTACK_PENALTY = const(63)  # 17 entries, by units
+_T_SIZE = const(80)
 _TERMS = array("H", bytes(2 * _T_SIZE))
 def pack_terms(T=None):
     """Copy the evaluation's tunables from tunables.py into _TERMS (a tuner sets them there,
@@ -86,7 +88,8 @@ def pack_terms(T=None):
                T.PAWN_THREAT_EG, T.UNSTOPPABLE, T.ROOK_OPEN_MG, T.ROOK_OPEN_EG, T.ROOK_HALF_OPEN_MG,
                T.ROOK_HALF_OPEN_EG, T.ROOK_SEVENTH_MG, T.ROOK_SEVENTH_EG, T.KNIGHT_MOBILITY, T.MOBILITY_BASE_N,
                T.BISHOP_MOBILITY, T.MOBILITY_BASE_B, T.ROOK_MOBILITY_MG, T.ROOK_MOBILITY_EG, T.MOBILITY_BASE_R,
-               T.SHIELD_MISSING, T.KING_OPEN_FILE)
+               T.SHIELD_MISSING, T.KING_OPEN_FILE, T.THREAT_MINOR_MG, T.THREAT_ROOK_MG, T.THREAT_MINOR_EG,
+               T.THREAT_ROOK_EG)
     for offset, values in ((_T_PASSED_MG, T.PASSED_MG), (_T_PASSED_EG, T.PASSED_EG),
                            (_T_PASSED_KING_DIST, T.PASSED_KING_DIST), (_T_KING_ATTACK_UNITS, T.KING_ATTACK_UNITS),
                            (_T_KING_ATTACK_PENALTY, T.KING_ATTACK_PENALTY), (0, scalars)):
@@ -322,6 +325,12 @@ def _terms(position, known: int) -> int:
                         if q:
                             if (q & 8) != us:
                                 mob += 1
+                                # threats: a minor on a rook or queen, a rook on a queen
+                                # (kind >> 2: 0 for a minor, 1 for a rook)
+                                e = q & 7
+                                if e >= 4 and e > kind:
+                                    vm += int(t[_T_THREAT_MG + (kind >> 2)])
+                                    ve += int(t[_T_THREAT_EG + (kind >> 2)])
                             break
                         mob += 1
                         if kind == 2:
@@ -329,14 +338,16 @@ def _terms(position, known: int) -> int:
                         s += d
                     j += 1
                 if kind == 2:
-                    vm = (mob - int(t[_T_MOBILITY_BASE_N])) * int(t[_T_KNIGHT_MOBILITY])
-                    ve = vm
+                    e = (mob - int(t[_T_MOBILITY_BASE_N])) * int(t[_T_KNIGHT_MOBILITY])
+                    vm += e
+                    ve += e
                 elif kind == 3:
-                    vm = (mob - int(t[_T_MOBILITY_BASE_B])) * int(t[_T_BISHOP_MOBILITY])
-                    ve = vm
+                    e = (mob - int(t[_T_MOBILITY_BASE_B])) * int(t[_T_BISHOP_MOBILITY])
+                    vm += e
+                    ve += e
                 else:
-                    vm = (mob - int(t[_T_MOBILITY_BASE_R])) * int(t[_T_ROOK_MOBILITY_MG])
-                    ve = (mob - int(t[_T_MOBILITY_BASE_R])) * int(t[_T_ROOK_MOBILITY_EG])
+                    vm += (mob - int(t[_T_MOBILITY_BASE_R])) * int(t[_T_ROOK_MOBILITY_MG])
+                    ve += (mob - int(t[_T_MOBILITY_BASE_R])) * int(t[_T_ROOK_MOBILITY_EG])
                     if not masks[own + fi]:
                         if not masks[opp + fi]:
                             vm += int(t[_T_ROOK_OPEN_MG])

@@ -34,6 +34,13 @@ PASSED_EG = (0, 8, 12, 20, 35, 60, 95, 0)
 PASSED_PROTECTED_EG = const(29)  # per rank step of a passer guarded by a pawn
 PAWN_THREAT_MG = const(57)  # per enemy piece (not a pawn or king) a pawn attacks
 PAWN_THREAT_EG = const(41)
+# A knight or bishop attacking an enemy rook or queen, a rook attacking an enemy queen (per
+# attacked piece; pawns' threats are PAWN_THREAT). Both sides count: for the side to move it
+# is a capture the quiescence search may find, for the other side a threat it cannot see.
+THREAT_MINOR_MG = const(60)
+THREAT_MINOR_EG = const(45)
+THREAT_ROOK_MG = const(45)
+THREAT_ROOK_EG = const(35)
 PASSED_BLOCKED_DIV = const(2)  # passer blocked by any piece: bonus divided by this
 # x (enemy king distance - own king distance) to the stop square, by rank
 PASSED_KING_DIST = (0, 0, 1, 2, 4, 6, 8, 0)
