@@ -97,6 +97,53 @@ def test_unstoppable_passer_outside_the_square():
     assert free > caught + 300
 
 
+
+def test_a_minor_or_rook_attacking_a_heavier_piece_is_a_threat_for_either_colour():
+    """A knight or bishop attacking an enemy rook or queen, a rook attacking an enemy queen:
+    counted once per attacked piece, for both colours with their signs; never a king, a piece
+    of equal or lower rank, an own piece, or a piece behind another on the line."""
+    import firmware.engine.evaluate as E
+
+    names = ("THREAT_MINOR_MG", "THREAT_MINOR_EG", "THREAT_ROOK_MG", "THREAT_ROOK_EG")
+
+    def without_threats(fen_text):
+        saved = [getattr(T, name) for name in names]
+        for name in names:
+            setattr(T, name, 0)
+        E.pack_terms(T)
+        try:
+            return ev(fen_text)
+        finally:
+            for name, value in zip(names, saved):
+                setattr(T, name, value)
+            E.pack_terms(T)
+
+    # (FEN, minor threats for White minus Black's, rook threats for White minus Black's)
+    cases = (
+        ("4k3/p7/8/3r4/8/4N3/P7/4K3 w - - 0 1", 1, 0),  # Ne3 attacks the rook on d5
+        ("4k3/p7/8/3r4/8/4N3/P7/4K3 b - - 0 1", 1, 0),  # the same, Black to move
+        ("4k3/p7/8/3q4/8/1B6/P7/4K3 w - - 0 1", 1, 0),  # Bb3 attacks the queen on d5
+        ("4k3/p7/8/3q4/8/8/P7/3RK3 w - - 0 1", 0, 1),  # Rd1 attacks the queen up the file
+        ("4k3/p7/8/3q4/3n4/8/P7/3RK3 w - - 0 1", 0, 0),  # ... not through the knight
+        ("4k3/p7/8/3n4/8/4R3/P7/4K3 b - - 0 1", -1, 0),  # Nd5 attacks Re3; Re3 sees the king: none
+        ("4k3/p7/8/3b4/8/1N6/P7/4K3 w - - 0 1", 0, 0),  # minor on minor: none
+        ("4k3/p7/8/3r4/8/8/P7/3RK3 w - - 0 1", 0, 0),  # rook on rook: none
+        ("4k3/p7/8/3R4/8/4N3/P7/4K3 w - - 0 1", 0, 0),  # its own rook: none
+        ("3qk3/p7/8/1b6/8/8/P4R2/4K3 b - - 0 1", 0, 0),  # Bb5 and Qd8 attack nothing of these kinds
+        ("4k3/p7/2n5/8/1Q1R4/8/P7/4K3 b - - 0 1", -2, 0),  # Nc6 attacks Qb4 and Rd4
+    )
+    for fen_text, minor, rook in cases:
+        position = Position(fen_text)
+        c = position.counts
+        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
+        mg = minor * T.THREAT_MINOR_MG + rook * T.THREAT_ROOK_MG
+        eg = minor * T.THREAT_MINOR_EG + rook * T.THREAT_ROOK_EG
+        expected = (mg * phase + eg * (24 - phase)) // 24
+        if position.stm:
+            expected = -expected
+        diff = ev(fen_text) - without_threats(fen_text)
+        assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+
 def test_doubled_and_isolated_pawns_cost():
     healthy = ev("4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1")
     doubled = ev("4k3/8/8/8/8/3P4/3P4/4K3 w - - 0 1")

@@ -44,7 +44,7 @@ nodes before committing it (docs/engine.md, "Tuning the evaluation").
 
 What is fitted: MATERIAL_MG/EG and the twelve 64-entry tables of pesto.py (pawn ranks 1 and 8
 stay 0), and in tunables.py TEMPO, the bishop pair, doubled/isolated/backward pawns,
-PASSED_MG (ranks 2-7), PASSED_PROTECTED_EG, the rook file and 7th rank terms, the mobility
+PASSED_MG (ranks 2-7), PASSED_PROTECTED_EG, the pawn, minor and rook threats, the rook file and 7th rank terms, the mobility
 weights, SHIELD_MISSING, KING_OPEN_FILE and KING_ATTACK_PENALTY. Left alone: divisors,
 mobility bases, attack units, UNSTOPPABLE, endgame knowledge, every search number, and (by
 `--freeze`, default) PASSED_EG and PASSED_KING_DIST: fitted freely they flattened the passer
@@ -74,7 +74,8 @@ SCALARS = (
      ("BACKWARD_MG", None), ("BACKWARD_EG", None)]
     + [("PASSED_MG", i) for i in range(1, 7)]
     + [("PASSED_EG", i) for i in range(1, 7)]
-    + [("PASSED_PROTECTED_EG", None), ("PAWN_THREAT_MG", None), ("PAWN_THREAT_EG", None)]
+    + [("PASSED_PROTECTED_EG", None), ("PAWN_THREAT_MG", None), ("PAWN_THREAT_EG", None),
+       ("THREAT_MINOR_MG", None), ("THREAT_MINOR_EG", None), ("THREAT_ROOK_MG", None), ("THREAT_ROOK_EG", None)]
     + [("PASSED_KING_DIST", i) for i in range(2, 7)]
     + [("ROOK_OPEN_MG", None), ("ROOK_OPEN_EG", None), ("ROOK_HALF_OPEN_MG", None),
        ("ROOK_HALF_OPEN_EG", None), ("ROOK_SEVENTH_MG", None), ("ROOK_SEVENTH_EG", None),

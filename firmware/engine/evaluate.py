@@ -13,6 +13,8 @@ Terms (all numbers in tunables.py and pesto.py):
   when the defender has only pawns;
 - bishop pair; rooks on open/half-open files and on the 7th rank;
 - light mobility (knights, bishops, rooks: squares not occupied by own pieces);
+- threats: a pawn attacking a knight, bishop, rook or queen; a knight or bishop attacking a
+  rook or queen; a rook attacking a queen (found on the mobility walk's last square);
 - king safety (middlegame part only): missing shield pawns, open files at the king, and
   enemy pieces within two squares of it (units by kind, penalty growing with their square);
 - endgame knowledge in endgame.py: mating nets for KQK/KRK/KBNK and other bare-king
@@ -326,9 +328,9 @@ def _terms(position, known: int) -> int:
                             if (q & 8) != us:
                                 mob += 1
                                 # threats: a minor on a rook or queen, a rook on a queen
-                                # (kind >> 2: 0 for a minor, 1 for a rook)
+                                # (a king is not one; kind >> 2: 0 for a minor, 1 for a rook)
                                 e = q & 7
-                                if e >= 4 and e > kind:
+                                if (e & 6) == 4 and e > kind:
                                     vm += int(t[_T_THREAT_MG + (kind >> 2)])
                                     ve += int(t[_T_THREAT_EG + (kind >> 2)])
                             break
