@@ -8,11 +8,6 @@ import pytest
 from firmware.engine import rules, zobrist
 from firmware.engine.constants import (
     from_sq64,
-    make_move,
-    move_from,
-    move_promotion,
-    move_special,
-    move_to,
     START_FEN,
     parse_square,
     square_name,
@@ -123,14 +118,36 @@ def test_square_names_round_trip_over_whole_domain():
             parse_square(bad)
 
 
-def test_move_fields_round_trip():
-    for fr in range(120):
-        for to in (0, 7, 55, 112, 119):
-            for promo in (0, 2, 5):
-                for special in range(4):
-                    m = make_move(fr, to, promo, special)
-                    assert (move_from(m), move_to(m), move_promotion(m), move_special(m)) == (fr, to, promo, special)
-                    assert m < LIMIT
+def test_generated_moves_follow_the_documented_layout():
+    """constants.py's move layout, read off every legal move of the perft positions and
+    compared with python-chess: from (bits 0-6) and to (7-13) as 0x88 squares, the promotion
+    kind (14-16), the special kind (17-18: 1 double push, 2 en passant, 3 castling), < 2^20."""
+    kinds = {None: 0, chess.KNIGHT: 2, chess.BISHOP: 3, chess.ROOK: 4, chess.QUEEN: 5}
+    seen = set()
+    extra = ("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",  # en passant
+             "r3k2r/1P6/8/8/8/8/6p1/R3K2R b KQkq - 0 1")  # promotions and castling
+    for fen in [fen for fen, _ in PERFT.values()] + list(extra):
+        board = chess.Board(fen)
+        for m in rules.legal_moves(Position(fen)):
+            fr, to, promotion, special = m & 127, (m >> 7) & 127, (m >> 14) & 7, m >> 17
+            assert m < 1 << 20
+            match = [mv for mv in board.legal_moves
+                     if mv.from_square == to_sq64(fr) and kinds[mv.promotion] == promotion
+                     and mv.to_square == to_sq64(to)]
+            assert len(match) == 1, (fen, m)
+            mv = match[0]
+            if board.is_castling(mv):
+                expected = 3
+            elif board.is_en_passant(mv):
+                expected = 2
+            elif board.piece_type_at(mv.from_square) == chess.PAWN and abs(mv.to_square - mv.from_square) == 16:
+                expected = 1
+            else:
+                expected = 0
+            assert special == expected, (fen, m, mv)
+            seen.add(special)
+            seen.add(10 + promotion)
+    assert seen >= {0, 1, 2, 3, 10, 12, 13, 14, 15}  # every special kind and promotion occurs
 
 
 def _legal_ucis(fen):

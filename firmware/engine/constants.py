@@ -14,7 +14,9 @@ A move is one small int (< 2^20, never a heap object on a 32-bit board):
     bits 14-16 promotion kind (0, or KNIGHT..QUEEN)
     bits 17-18 special: 0 normal, 1 double pawn push, 2 en passant, 3 castling
 
-A move of 0 (no move) can never be a real move (from == to).
+A move of 0 (no move) can never be a real move (from == to). The engine reads the fields
+inline (`move & 127`, `(move >> 7) & 127`, ...): helpers for them would be resident code no
+hot path calls (tests/test_engine_core.py checks the layout on generated moves).
 """
 from firmware.compat import const
 
@@ -57,38 +59,6 @@ KNIGHT_STEPS = (33, 31, 18, 14, -14, -18, -31, -33)
 KING_STEPS = (17, 16, 15, 1, -1, -15, -16, -17)
 BISHOP_STEPS = (17, 15, -15, -17)
 ROOK_STEPS = (16, 1, -1, -16)
-
-
-def make_move(from_sq, to_sq, promotion=0, special=0):
-    return from_sq | to_sq << 7 | promotion << 14 | special << 17
-
-
-def move_from(move):
-    return move & 127
-
-
-def move_to(move):
-    return (move >> 7) & 127
-
-
-def move_promotion(move):
-    return (move >> 14) & 7
-
-
-def move_special(move):
-    return move >> 17
-
-
-def square_file(sq):
-    return sq & 7
-
-
-def square_rank(sq):
-    return sq >> 4
-
-
-def square(file, rank):
-    return rank * 16 + file
 
 
 def to_sq64(sq):
