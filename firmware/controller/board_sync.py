@@ -79,11 +79,6 @@ def cell_of(sq):
     return (sq >> 4) * 8 + (sq & 7)
 
 
-def square_of(cell):
-    """cell (sq64) -> 0x88 square."""
-    return (cell >> 3) * 16 + (cell & 7)
-
-
 def occupancy_of(position, out=None):
     """Fill `out` (a bytearray(8); a new one when None) with the occupancy of an engine
     Position's board and return it."""
@@ -351,10 +346,6 @@ class Inference:
 
     def touched(self, cell):
         return self.lift_seq[cell] != 0 or self.place_seq[cell] != 0
-
-    def placed_last(self, cell):
-        """True when the cell's last event was a PLACE."""
-        return self.place_seq[cell] > self.lift_seq[cell]
 
     def _arrived(self, to, fr, fresh):
         lift = self.lift_seq

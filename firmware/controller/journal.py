@@ -121,9 +121,6 @@ class Journal:
     def _name(self, name):
         return self.files.name(name)
 
-    def _exists(self, name):
-        return self.files.exists(name)
-
     def _append(self, name, data):
         self.files.append(name, data)
 

@@ -98,14 +98,6 @@ def find_move(position, from_sq, to_sq, promotion=0):
     return fallback
 
 
-def is_checkmate(position):
-    return position.in_check() and not has_legal_move(position)
-
-
-def is_stalemate(position):
-    return not position.in_check() and not has_legal_move(position)
-
-
 def _side_insufficient(position, colour):
     """Can `colour` never mate, whatever the opponent plays? (python-chess's definition.)"""
     c = position.counts
