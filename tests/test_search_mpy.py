@@ -175,8 +175,9 @@ def test_a_known_stack_size_keeps_room_for_the_poll_function_under_micropython()
     """With `stack_bytes` (a board config's C stack), a poll that finds less than
     STACK_RESERVE left is skipped - the controller's own calls must never be the ones to run
     out of stack - and the ply limit comes down to that depth; the search still finishes.
-    (5,000 bytes beyond the reserve: since the quiescence search became a loop in one
-    machine-code frame, 7,000 were enough for the whole depth.)"""
+    (4,000 bytes beyond the reserve: since the quiescence search became a loop in one
+    machine-code frame, 7,000 were enough for the whole depth, and since the evaluation
+    counts the pieces' threats, 5,000.)"""
     fen_text = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
     out = run_mpy(
         "import micropython\n"
@@ -184,7 +185,7 @@ def test_a_known_stack_size_keeps_room_for_the_poll_function_under_micropython()
         "from firmware.engine.search import Searcher, Limits, MAX_PLY, STACK_RESERVE\n"
         "from firmware.engine.notation import uci\n"
         "base = micropython.stack_use()\n"
-        "size = base + STACK_RESERVE + 5000\n"
+        "size = base + STACK_RESERVE + 4000\n"
         "seen = [0, 0]\n"
         "def poll(s):\n"
         "    seen[0] = max(seen[0], micropython.stack_use())\n"
