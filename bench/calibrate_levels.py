@@ -64,26 +64,22 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-25 (session 13), 2 shared cores x86_64, MicroPython unix 1.29.0-preview, Stockfish
-# 15.1 (Debian), engine at bench signature 23461 (the table-refined static evaluation and the
-# fitted terms); two matches at a time, the machine also running a self-play job or an
-# emulator (load ~3.5). The 1,000- and 10,000-node anchors are two halves each
-# (--first-game). The calibrations of 2026-11-24 (signature 26893) and 2026-11-23 (47088)
-# are in docs/benchmarks.md.
+# 2026-11-27 (session 17), 2 shared cores x86_64, MicroPython unix 1.29.0-preview, Stockfish
+# 15.1 (Debian), engine at bench signature 22924 (session 13's plus the pieces' threats, +28 Elo
+# in self-play at 1,000 nodes); two matches at a time, nothing else running (load ~2.7), from a
+# worktree of the calibrated tree. The 1,000-, 10,000- and 30,000-node anchors are two halves
+# each (--first-game). The calibrations of 2026-11-25 (signature 23461), 2026-11-24 (26893)
+# and 2026-11-23 (47088) are in docs/benchmarks.md.
 MEASURED = [
-    (1000, 0, 1800, 23, 24, 53, "anchor (2 x 50 games)"),
-    (10000, 0, 2000, 6, 18, 36, "anchor (2 x 30 games)"),
-    (200, 0, 1350, 19, 5, 16, "anchor"),
-    (3000, 0, 1800, 11, 8, 21, "anchor"),
-    (140, 100, 1350, 3, 2, 35, "level 1000 (140 nodes, noise 100)"),
-    (140, 50, 1350, 8, 3, 29, "level 1100 (140 nodes, noise 50)"),
-    (500, 0, 1500, 23, 6, 11, "anchor"),
-    (100, 0, 1350, 11, 4, 25, "anchor"),
-    (30000, 0, 2000, 8, 11, 21, "anchor"),
-    (100, 100, 1350, 1, 4, 35, "level 1000 as 100 nodes, noise 100"),
-    (100, 50, 1350, 4, 6, 30, "level 1100 as 100 nodes, noise 50"),
-    (330, 0, 1500, 17, 1, 12, "check: level 1500 as calibrated"),
-    (7960, 0, 1800, 23, 4, 13, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
+    (1000, 0, 1800, 23, 23, 54, "anchor (2 x 50 games)"),
+    (10000, 0, 2000, 7, 16, 37, "anchor (2 x 30 games)"),
+    (200, 0, 1350, 21, 1, 18, "anchor"),
+    (3000, 0, 1800, 7, 11, 22, "anchor"),
+    (100, 100, 1350, 4, 2, 34, "level 1000 (100 nodes, noise 100)"),
+    (100, 50, 1350, 7, 2, 31, "level 1100 (100 nodes, noise 50)"),
+    (500, 0, 1500, 17, 3, 20, "anchor"),
+    (100, 0, 1350, 11, 8, 21, "anchor"),
+    (30000, 0, 2000, 11, 15, 14, "anchor (2 x 20 games)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
