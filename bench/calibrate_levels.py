@@ -80,6 +80,8 @@ MEASURED = [
     (500, 0, 1500, 17, 3, 20, "anchor"),
     (100, 0, 1350, 11, 8, 21, "anchor"),
     (30000, 0, 2000, 11, 15, 14, "anchor (2 x 20 games)"),
+    (540, 0, 1500, 13, 4, 13, "check: level 1500 as calibrated (2 x 15 games, --first-game 0/15)"),
+    (5070, 0, 1800, 21, 7, 12, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
