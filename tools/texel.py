@@ -44,8 +44,9 @@ nodes before committing it (docs/engine.md, "Tuning the evaluation").
 
 What is fitted: MATERIAL_MG/EG and the twelve 64-entry tables of pesto.py (pawn ranks 1 and 8
 stay 0), and in tunables.py TEMPO, the bishop pair, doubled/isolated/backward pawns,
-PASSED_MG (ranks 2-7), PASSED_PROTECTED_EG, the pawn, minor and rook threats, the rook file and 7th rank terms, the mobility
-weights, SHIELD_MISSING, KING_OPEN_FILE and KING_ATTACK_PENALTY. Left alone: divisors,
+PASSED_MG (ranks 2-7), PASSED_PROTECTED_EG, the pawn, minor and rook threats, the rook file
+and 7th rank terms, the mobility weights, SHIELD_MISSING, KING_OPEN_FILE and
+KING_ATTACK_PENALTY. Left alone: divisors,
 mobility bases, attack units, UNSTOPPABLE, endgame knowledge, every search number, and (by
 `--freeze`, default) PASSED_EG and PASSED_KING_DIST: fitted freely they flattened the passer
 bonus between the 4th and the 6th rank (tests/test_eval.py's passed-pawn test) for a gain
