@@ -98,25 +98,28 @@ def test_unstoppable_passer_outside_the_square():
 
 
 
+def _ev_without(names, fen_text):
+    """ev(fen_text) with the tunables `names` set to 0 (the evaluation reads them from the array
+    pack_terms fills), then restored."""
+    import firmware.engine.evaluate as E
+
+    saved = [getattr(T, name) for name in names]
+    for name in names:
+        setattr(T, name, 0)
+    E.pack_terms(T)
+    try:
+        return ev(fen_text)
+    finally:
+        for name, value in zip(names, saved):
+            setattr(T, name, value)
+        E.pack_terms(T)
+
+
 def test_a_minor_or_rook_attacking_a_heavier_piece_is_a_threat_for_either_colour():
     """A knight or bishop attacking an enemy rook or queen, a rook attacking an enemy queen:
     counted once per attacked piece, for both colours with their signs; never a king, a piece
     of equal or lower rank, an own piece, or a piece behind another on the line."""
-    import firmware.engine.evaluate as E
-
     names = ("THREAT_MINOR_MG", "THREAT_MINOR_EG", "THREAT_ROOK_MG", "THREAT_ROOK_EG")
-
-    def without_threats(fen_text):
-        saved = [getattr(T, name) for name in names]
-        for name in names:
-            setattr(T, name, 0)
-        E.pack_terms(T)
-        try:
-            return ev(fen_text)
-        finally:
-            for name, value in zip(names, saved):
-                setattr(T, name, value)
-            E.pack_terms(T)
 
     # (FEN, minor threats for White minus Black's, rook threats for White minus Black's)
     cases = (
@@ -141,8 +144,9 @@ def test_a_minor_or_rook_attacking_a_heavier_piece_is_a_threat_for_either_colour
         expected = (mg * phase + eg * (24 - phase)) // 24
         if position.stm:
             expected = -expected
-        diff = ev(fen_text) - without_threats(fen_text)
+        diff = ev(fen_text) - _ev_without(names, fen_text)
         assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+
 
 def test_doubled_and_isolated_pawns_cost():
     healthy = ev("4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1")
@@ -154,18 +158,6 @@ def test_doubled_and_isolated_pawns_cost():
 def test_a_pawn_attacking_a_piece_is_a_threat_for_either_colour():
     """The pawn-threat term counts once per attacked knight, bishop, rook or queen, never a
     pawn, never the own side's piece, on both diagonals, for both colours, with its sign."""
-    import firmware.engine.evaluate as E
-
-    def without_threats(fen_text):
-        saved = T.PAWN_THREAT_MG, T.PAWN_THREAT_EG
-        T.PAWN_THREAT_MG = T.PAWN_THREAT_EG = 0
-        E.pack_terms(T)  # the evaluation reads its tunables from the packed array
-        try:
-            return ev(fen_text)
-        finally:
-            T.PAWN_THREAT_MG, T.PAWN_THREAT_EG = saved
-            E.pack_terms(T)
-
     # (FEN, threats counted for White minus those for Black)
     cases = (
         ("4k3/p7/8/3n1b2/4P3/8/P7/4K3 w - - 0 1", 2),  # white e4 attacks d5 and f5
@@ -182,7 +174,7 @@ def test_a_pawn_attacking_a_piece_is_a_threat_for_either_colour():
         expected = hits * (T.PAWN_THREAT_MG * phase + T.PAWN_THREAT_EG * (24 - phase)) // 24
         if position.stm:
             expected = -expected
-        diff = ev(fen_text) - without_threats(fen_text)
+        diff = ev(fen_text) - _ev_without(("PAWN_THREAT_MG", "PAWN_THREAT_EG"), fen_text)
         assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
 
 
