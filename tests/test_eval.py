@@ -148,6 +148,29 @@ def test_a_minor_or_rook_attacking_a_heavier_piece_is_a_threat_for_either_colour
         assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
 
 
+def test_mobility_counts_only_squares_no_enemy_pawn_attacks():
+    """A piece's mobility counts the squares it reaches (empty or enemy) that no enemy pawn
+    attacks, for both colours with their signs: here a knight in the open, a bishop whose
+    diagonals pass the enemy pawns' attacks, and the same mirrored for Black."""
+    # (FEN, the term's names, its weight, (mobility, base) pairs: White's pieces then Black's)
+    cases = (
+        # Nd4: b3 b5 c2 c6 e2 e6 f3 f5; the c6 pawn attacks b5, the g6 pawn f5 -> 6 safe
+        ("6k1/8/2p3p1/8/3N4/8/P7/6K1 w - - 0 1", ("KNIGHT_MOBILITY",), T.KNIGHT_MOBILITY, (6,), ()),
+        # the same for Black: Nd5 against white pawns on c3 and g3
+        ("6k1/p7/8/3n4/8/2P3P1/8/6K1 b - - 0 1", ("KNIGHT_MOBILITY",), T.KNIGHT_MOBILITY, (), (6,)),
+        # Bc1 on an open board: b2 a3 d2 e3 f4 g5 h6 (7); the black e5 pawn attacks f4 and d4,
+        # the h7 pawn g6 (not on its diagonals) -> 6 safe
+        ("6k1/7p/8/4p3/8/8/P7/2B3K1 w - - 0 1", ("BISHOP_MOBILITY",), T.BISHOP_MOBILITY, (6,), ()),
+    )
+    for fen_text, names, weight, whites, blacks in cases:
+        position = Position(fen_text)
+        base = T.MOBILITY_BASE_N if names == ("KNIGHT_MOBILITY",) else T.MOBILITY_BASE_B
+        white_view = sum((m - base) * weight for m in whites) - sum((m - base) * weight for m in blacks)
+        expected = -white_view if position.stm else white_view
+        diff = ev(fen_text) - _ev_without(names, fen_text)
+        assert diff == expected, (fen_text, diff, expected)
+
+
 def test_doubled_and_isolated_pawns_cost():
     healthy = ev("4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1")
     doubled = ev("4k3/8/8/8/8/3P4/3P4/4K3 w - - 0 1")

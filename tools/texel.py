@@ -9,6 +9,11 @@ Recipe (each step reads the previous step's file; all files go to build/texel/, 
     python tools/texel.py fit        # -> build/texel/fit.json        (~15 s)
     python tools/texel.py write      # fit.json -> pesto.py, tunables.py
 
+`fit --only NAMES` fits just those scalars, everything else kept (session 18 fitted the
+mobility weights so, after mobility stopped counting squares enemy pawns attack:
+`--only KNIGHT_MOBILITY,BISHOP_MOBILITY,ROOK_MOBILITY_MG,ROOK_MOBILITY_EG`, 2,500 games,
+seed 1, on the tree of that change).
+
 The defaults are the run that made the numbers in the firmware (issue 14, 2026-11-23:
 2,500 games, seed 1, Stockfish 15.1). `write` edits the files in place, so a second run
 starts from the numbers of the first: to reproduce that run, check out the tables before it
@@ -354,6 +359,8 @@ def cmd_fit(args):
     c = math.log(10) / 400.0
     print("K = %.4f; loss train %.6f valid %.6f" % (k, loss(e_check, yt, k), loss(mv.evals(p0, m0, s0), yv, k)))
     frozen = np.array([name in args.freeze.split(",") for name, _ in SCALARS])
+    if args.only:
+        frozen = np.array([name not in args.only.split(",") for name, _ in SCALARS])
     theta = [p0.copy(), m0.copy(), s0.copy()]
     prior = [p0, m0, s0]
     m = [np.zeros_like(t) for t in theta]
@@ -365,8 +372,10 @@ def cmd_fit(args):
         g = 2 * (p - yt) * p * (1 - p) * k * c / mt.n
         grads = mt.grads(g)
         grads[2][frozen] = 0.0
-        if args.no_pst:
+        if args.no_pst or args.only:
             grads[0][:] = 0.0
+        if args.only:
+            grads[1][:] = 0.0
         for i in range(3):
             gi = grads[i] + args.l2 * (theta[i] - prior[i]) / mt.n
             m[i] = b1 * m[i] + (1 - b1) * gi
@@ -468,6 +477,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--freeze", default="PASSED_KING_DIST,PASSED_EG",
                    help="comma-separated tunables.py names kept at their current values")
+    p.add_argument("--only", default="",
+                   help="comma-separated tunables.py names: fit these alone (material, tables and the rest kept)")
     p.add_argument("--out", default=os.path.join(OUT, "fit.json"))
     p = sub.add_parser("write")
     p.add_argument("--fit", default=os.path.join(OUT, "fit.json"))

@@ -12,7 +12,8 @@ Terms (all numbers in tunables.py and pesto.py):
   more when protected, king distances to the stop square, unstoppable passers (square rule)
   when the defender has only pawns;
 - bishop pair; rooks on open/half-open files and on the 7th rank;
-- light mobility (knights, bishops, rooks: squares not occupied by own pieces);
+- light mobility (knights, bishops, rooks: squares not occupied by own pieces and not
+  attacked by an enemy pawn);
 - threats: a pawn attacking a knight, bishop, rook or queen; a knight or bishop attacking a
   rook or queen; a rook attacking a queen (found on the mobility walk's last square);
 - king safety (middlegame part only): missing shield pawns, open files at the king, and
@@ -309,10 +310,12 @@ def _terms(position, known: int) -> int:
                     units_b += int(t[_T_KING_ATTACK_UNITS + kind])
                 else:
                     units_w += int(t[_T_KING_ATTACK_UNITS + kind])
-            # mobility: squares reached that do not hold an own piece (steps from a byte
-            # table, > 127 meaning negative: ATTACK_STEPS)
+            # mobility: squares reached that do not hold an own piece and that no enemy pawn
+            # attacks (steps from a byte table, > 127 meaning negative: ATTACK_STEPS; an
+            # enemy pawn attacking s stands on s + fwd +- 1)
             mob = 0
             us = p & 8
+            enemy_pawn = us ^ 9
             if kind != 5:
                 # knight 0..7 (one step each), bishop 20..23, rook 16..19 (sliding)
                 j = 0 if kind == 2 else (20 if kind == 3 else 16)
@@ -323,10 +326,17 @@ def _terms(position, known: int) -> int:
                         d -= 256
                     s = sq + d
                     while not (s & 0x88):
+                        e = s + fwd - 1
+                        safe = 1
+                        if not (e & 0x88) and int(b[e]) == enemy_pawn:
+                            safe = 0
+                        e += 2
+                        if not (e & 0x88) and int(b[e]) == enemy_pawn:
+                            safe = 0
                         q = int(b[s])
                         if q:
                             if (q & 8) != us:
-                                mob += 1
+                                mob += safe
                                 # threats: a minor on a rook or queen, a rook on a queen
                                 # (a king is not one; kind >> 2: 0 for a minor, 1 for a rook)
                                 e = q & 7
@@ -334,7 +344,7 @@ def _terms(position, known: int) -> int:
                                     vm += int(t[_T_THREAT_MG + (kind >> 2)])
                                     ve += int(t[_T_THREAT_EG + (kind >> 2)])
                             break
-                        mob += 1
+                        mob += safe
                         if kind == 2:
                             break
                         s += d

@@ -51,12 +51,14 @@ ROOK_HALF_OPEN_MG = const(23)
 ROOK_HALF_OPEN_EG = const(4)
 ROOK_SEVENTH_MG = const(13)
 ROOK_SEVENTH_EG = const(14)
-BISHOP_MOBILITY = const(2)  # per reachable square beyond MOBILITY_BASE_B (mg and eg)
+# Mobility: per square a piece reaches that holds no own piece and that no enemy pawn attacks,
+# beyond MOBILITY_BASE_x (fitted on session 18's data with tools/texel.py fit --only).
+BISHOP_MOBILITY = const(3)  # mg and eg
 MOBILITY_BASE_B = const(6)
-ROOK_MOBILITY_MG = const(2)
+ROOK_MOBILITY_MG = const(1)
 ROOK_MOBILITY_EG = const(1)
 MOBILITY_BASE_R = const(6)
-KNIGHT_MOBILITY = const(0)
+KNIGHT_MOBILITY = const(3)
 MOBILITY_BASE_N = const(4)
 # King safety (middlegame only, scaled by phase):
 SHIELD_MISSING = const(0)  # per file next to the king without an own pawn 1-2 ranks ahead
