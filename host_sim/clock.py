@@ -13,19 +13,20 @@ the emulated stock Pico (rp2040js running MicroPython 1.29's RPI_PICO image at 1
 bench/pico_speed.py --variant all, docs/benchmarks.md "The quiescence search as a loop in
 machine code") the .mpy build that `make flash` copies (attack test, move generator, making and
 taking back a move, move ordering, SEE, the evaluation and the quiescence search in viper
-machine code, the main search bytecode) searches 1,110 nodes/s (session 16; 850 in session 13,
+machine code, the main search bytecode) searches 1,068 nodes/s (session 18, where mobility
+began to test the enemy pawns' attacks; 1,116 in session 17, 1,110 in session 16; 850 in session 13,
 727 in session 12, 653 in session 11, 399 in session 9, 173 before the viper work); the emulator counts every flash fetch as one cycle, so
 a real chip is somewhat slower. Inside the running App the search gets less (it polls the
 board; bench/calibrate_levels.py uses that figure for the timed levels' Elo). The RP2350
 (150 MHz Cortex-M33) and the ESP32s (240 MHz Xtensa) are estimates relative to the RP2040's
 figure, in the ratios estimated when it was 399 (../shared/reference), scaled with it (now
-x 1110/399: MicroPython's allocator and VM are the same on every port, so the changes help
+x 1068/399: MicroPython's allocator and VM are the same on every port, so the changes help
 them alike; not measured). A board config may override them with
 `device_nodes_per_s` and `device_pass_us`.
 """
 import threading
 
-DEVICE_NODES_PER_S = {"RP2040": 1110, "RP2350": 1664, "ESP32": 1349, "ESP32-S3": 1482}
+DEVICE_NODES_PER_S = {"RP2040": 1068, "RP2350": 1601, "ESP32": 1298, "ESP32-S3": 1426}
 DEFAULT_NODES_PER_S = 20000  # Linux boards (Raspberry Pi with Blinka, CPython)
 # One service pass (scan + debounce + board sync + buttons + LEDs) on the device, in us. The
 # RP2040's is measured on the emulated chip with the pico board at its pins (a quiet pass of
