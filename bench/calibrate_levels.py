@@ -312,13 +312,14 @@ def fit(measured=MEASURED):
 
 
 # ---- timed levels: the same curve at a board's speed ------------------------------------------
-# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 1,110
+# Board speeds for `timed`: host_sim/clock.py's DEVICE_NODES_PER_S (the search bench's 1,068
 # nodes/s on the emulated stock Pico; the other chips are estimates scaled from it), replaced
 # by the search's speed inside the running App where docs/benchmarks.md measured one: the
-# RP2040's 721 nodes/s (host_sim.rp2040.chip_figures: Analysis level, a middlegame, 40 s; the
-# App polls the board between nodes; 2026-11-27, session 16, engine at signature 23461; 600
-# in session 13, 508 at its start, 470 in session 11, 423 in session 10, 327 in session 9).
-IN_APP_NODES_PER_S = {"RP2040": 721}
+# RP2040's 689 nodes/s (host_sim.rp2040.chip_figures: Analysis level, a middlegame, 40 s; the
+# App polls the board between nodes; 2026-11-27, session 18, engine at signature 23335; 721
+# in session 16, 600 in session 13, 508 at its start, 470 in session 11, 423 in session 10,
+# 327 in session 9).
+IN_APP_NODES_PER_S = {"RP2040": 689}
 GAME_MOVES = 40  # a clock level's time a move: the mean over this many moves of one side
 HIGH_DOUBLINGS = 2  # the curve is followed at most this far beyond the top anchor, then capped
 
