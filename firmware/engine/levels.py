@@ -106,14 +106,14 @@ _RATED_COUNT = const(11)
 _RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
           b"\x00\x0a\x32"  # Elo 1100: 100 nodes, noise 50
           b"\x00\x0a\x00"  # Elo 1200: 100 nodes
-          b"\x00\x0d\x00"  # Elo 1300: 130 nodes
-          b"\x00\x19\x00"  # Elo 1400: 250 nodes
-          b"\x00\x36\x00"  # Elo 1500: 540 nodes
-          b"\x00\x4b\x00"  # Elo 1600: 750 nodes
-          b"\x00\x76\x00"  # Elo 1700: 1180 nodes
-          b"\x01\xfb\x00"  # Elo 1800: 5070 nodes
-          b"\x08\x86\x00"  # Elo 1900: 21820 nodes
-          b"\x24\xa5\x00")  # Elo 2000: 93810 nodes
+          b"\x00\x0b\x00"  # Elo 1300: 110 nodes
+          b"\x00\x16\x00"  # Elo 1400: 220 nodes
+          b"\x00\x24\x00"  # Elo 1500: 360 nodes
+          b"\x00\x41\x00"  # Elo 1600: 650 nodes
+          b"\x00\xa5\x00"  # Elo 1700: 1650 nodes
+          b"\x01\xb5\x00"  # Elo 1800: 4370 nodes
+          b"\x04\x85\x00"  # Elo 1900: 11570 nodes
+          b"\x0b\xf8\x00")  # Elo 2000: 30640 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
