@@ -81,6 +81,8 @@ MEASURED = [
     (100, 0, 1350, 15, 4, 21, "anchor"),
     (100, 100, 1350, 3, 1, 36, "level 1000 (100 nodes, noise 100)"),
     (100, 50, 1350, 5, 3, 32, "level 1100 (100 nodes, noise 50)"),
+    (360, 0, 1500, 12, 4, 14, "check: level 1500 as calibrated (2 x 15 games, --first-game 0/15)"),
+    (4370, 0, 1800, 23, 5, 12, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
