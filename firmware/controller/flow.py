@@ -469,6 +469,7 @@ class Controller:
             self.ponder_outcome = outcome  # the budget ran out before the player moved
         elif work == WORK_THINK and self.phase == THINKING:
             self._computer_decides(outcome, now_ms)
+            self._run_clock(now_ms)  # its clock stops when its move is known, not a pass later
         elif work == WORK_HINT and self.phase == PLAYER:
             self.hint_wanted = False
             self.message = ""
