@@ -16,7 +16,8 @@ taking back a move, move ordering, SEE, the evaluation and the quiescence search
 machine code, the main search bytecode) searches 1,068 nodes/s (session 18, where mobility
 began to test the enemy pawns' attacks; 1,116 in session 17, 1,110 in session 16; 850 in
 session 13, 727 in session 12, 653 in session 11, 399 in session 9, 173 before the viper
-work); the emulator counts every flash fetch as one cycle, so a real chip is somewhat slower. Inside the running App the search gets less (it polls the
+work); the emulator counts every flash fetch as one cycle, so a real chip is somewhat slower.
+Inside the running App the search gets less (it polls the
 board; bench/calibrate_levels.py uses that figure for the timed levels' Elo). The RP2350
 (150 MHz Cortex-M33) and the ESP32s (240 MHz Xtensa) are estimates relative to the RP2040's
 figure, in the ratios estimated when it was 399 (../shared/reference), scaled with it (now
