@@ -326,6 +326,9 @@ def _terms(position, known: int) -> int:
                         d -= 256
                     s = sq + d
                     while not (s & 0x88):
+                        q = int(b[s])
+                        if q and (q & 8) == us:
+                            break  # an own piece: no square to go to, nothing to test
                         e = s + fwd - 1
                         safe = 1
                         if not (e & 0x88) and int(b[e]) == enemy_pawn:
@@ -333,18 +336,15 @@ def _terms(position, known: int) -> int:
                         e += 2
                         if not (e & 0x88) and int(b[e]) == enemy_pawn:
                             safe = 0
-                        q = int(b[s])
-                        if q:
-                            if (q & 8) != us:
-                                mob += safe
-                                # threats: a minor on a rook or queen, a rook on a queen
-                                # (a king is not one; kind >> 2: 0 for a minor, 1 for a rook)
-                                e = q & 7
-                                if (e & 6) == 4 and e > kind:
-                                    vm += int(t[_T_THREAT_MG + (kind >> 2)])
-                                    ve += int(t[_T_THREAT_EG + (kind >> 2)])
-                            break
                         mob += safe
+                        if q:
+                            # threats: a minor on a rook or queen, a rook on a queen
+                            # (a king is not one; kind >> 2: 0 for a minor, 1 for a rook)
+                            e = q & 7
+                            if (e & 6) == 4 and e > kind:
+                                vm += int(t[_T_THREAT_MG + (kind >> 2)])
+                                ve += int(t[_T_THREAT_EG + (kind >> 2)])
+                            break
                         if kind == 2:
                             break
                         s += d
