@@ -360,6 +360,9 @@ def cmd_fit(args):
     print("K = %.4f; loss train %.6f valid %.6f" % (k, loss(e_check, yt, k), loss(mv.evals(p0, m0, s0), yv, k)))
     frozen = np.array([name in args.freeze.split(",") for name, _ in SCALARS])
     if args.only:
+        unknown = set(args.only.split(",")) - {name for name, _ in SCALARS}
+        if unknown:
+            raise SystemExit("fit --only: not fitted terms of tunables.py: %s" % ", ".join(sorted(unknown)))
         frozen = np.array([name not in args.only.split(",") for name, _ in SCALARS])
     theta = [p0.copy(), m0.copy(), s0.copy()]
     prior = [p0, m0, s0]
