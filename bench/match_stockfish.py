@@ -180,11 +180,12 @@ def main(argv=None):
     return results
 
 
-def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, first=0):
+def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, first=0, stop=None):
     """`games` games from `openings` (FENs), each opening with both colours; print each game;
     quit both engines at the end. `limit` is ours, `their_limit` (default the same) theirs.
     `first`: the number of the first game (so two processes can share one set of openings).
-    Returns our score of every game (1, 0.5 or 0)."""
+    `stop(results)`, if given, is asked after every game and ends the match early when true
+    (selfplay.py's SPRT). Returns our score of every game (1, 0.5 or 0)."""
     results = []
     try:
         for i in range(first, first + games):
@@ -195,6 +196,8 @@ def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, 
             print("game %2d  %s  %-5s %-22s %3d plies  running score %.1f/%d" % (
                 i + 1, "white" if ours_white else "black", {1.0: "win", 0.5: "draw", 0.0: "loss"}[score],
                 how, len(board.move_stack), sum(results), len(results)), flush=True)
+            if stop is not None and stop(results):
+                break
     finally:
         ours.quit()
         theirs.quit()

@@ -25,6 +25,14 @@ same nodes on both interpreters (bench/search_speed.py --compare checks that).
 Node-limited games are deterministic, so an opening played twice gives the same game twice:
 for more than 2 x 15 games, `--book-plies N` starts from the positions N plies into the lines
 of the opening book's sources (tools/book_data/*.tsv), each distinct position with both colours.
+Several sets, `--book-plies 10,8,12,6`, are taken in turn (the first opening of each set, then
+the second of each, ...), so a match stopped early has seen all of them: about 1,300
+distinct openings.
+
+`--sprt ELO0,ELO1` stops the match as soon as a sequential probability ratio test decides
+(bench/sprt.py: game pairs, alpha = beta = 0.05), `--games` then being the most it plays:
+
+    python bench/selfplay.py --micropython auto --base main --nodes 1000 --book-plies 10,8,12,6 --games 2600 --sprt 0,10
 """
 import argparse
 import os
@@ -39,6 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from bench.match_stockfish import OPENINGS, play_match, summarize  # noqa: E402
+from bench.sprt import Sprt, SprtError, pair_interval, parse_bounds  # noqa: E402
 
 
 def export_revision(revision, folder):
@@ -76,6 +85,31 @@ def book_openings(plies):
     return fens
 
 
+def openings_for(plies_list):
+    """The openings of --book-plies "P1,P2,...": each set's distinct FENs, taken in turn (the
+    first of every set, then the second, ...), each FEN once."""
+    sets = [book_openings(plies) for plies in plies_list]
+    fens = []
+    seen = set()
+    for i in range(max(len(s) for s in sets)):
+        for s in sets:
+            if i < len(s) and s[i] not in seen:
+                seen.add(s[i])
+                fens.append(s[i])
+    return fens
+
+
+def parse_plies(text):
+    """"10,8,12" -> [10, 8, 12]; a clear error for anything else."""
+    try:
+        plies = [int(p) for p in text.split(",")]
+    except ValueError:
+        raise SprtError("--book-plies wants plies like 10 or 10,8,12,6, got %r" % text) from None
+    if any(p < 1 for p in plies):
+        raise SprtError("--book-plies: every number must be at least 1, got %r" % text)
+    return plies
+
+
 def micropython_path(arg):
     """The MicroPython unix port to run, from --micropython ("auto": the venv's, else PATH's)."""
     if arg != "auto":
@@ -100,22 +134,45 @@ def main(argv=None):
     parser.add_argument("--base", default="HEAD", help="git revision to play against")
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--games", type=int, default=2 * len(OPENINGS))
-    parser.add_argument("--book-plies", type=int, default=0,
-                        help="start from the book lines' positions this many plies in (distinct games)")
+    parser.add_argument("--book-plies", default="",
+                        help="start from the book lines' positions this many plies in (distinct games); "
+                             "several sets as 10,8,12,6")
+    parser.add_argument("--sprt", metavar="ELO0,ELO1", default="",
+                        help="stop when an SPRT of elo1 against elo0 decides (--games: the most played)")
     parser.add_argument("--first-game", type=int, default=0,
                         help="start at this game of the set (split one match over two processes)")
     parser.add_argument("--micropython", metavar="PATH", default=None,
                         help="run both engines under this MicroPython unix port ('auto': the venv's)")
     args = parser.parse_args(argv)
+    try:
+        plies = parse_plies(args.book_plies) if args.book_plies else []
+        sprt = Sprt(*parse_bounds(args.sprt)) if args.sprt else None
+    except SprtError as err:
+        parser.error(str(err))
     micro = micropython_path(args.micropython) if args.micropython else None
-    openings = book_openings(args.book_plies) if args.book_plies else OPENINGS
+    openings = openings_for(plies) if plies else OPENINGS
+    stop = None
+    if sprt is not None:
+        def stop(results):
+            verdict = sprt.update(results)
+            if len(results) % 20 == 0 or verdict:
+                print(sprt.describe(), flush=True)
+            if verdict:
+                print("SPRT: %s accepted after %d games" % (verdict, len(results)), flush=True)
+            return verdict is not None
     with tempfile.TemporaryDirectory() as base_dir:
         export_revision(args.base, base_dir)
         ours, theirs = open_engine(ROOT, micro), open_engine(base_dir, micro)
         limit = chess.engine.Limit(nodes=args.nodes)
         print("working tree vs %s, %d nodes per move, %d games from %d openings%s" % (
             args.base, args.nodes, args.games, len(openings), ", MicroPython " + micro if micro else ""))
-        summarize(play_match(ours, theirs, limit, args.games, openings, first=args.first_game))
+        results = play_match(ours, theirs, limit, args.games, openings, first=args.first_game, stop=stop)
+        summarize(results)
+        paired = pair_interval(results)
+        if paired:
+            print("by pairs (each opening with both colours): %+.0f (95%% interval %+.0f .. %+.0f)" % paired)
+        if sprt is not None:
+            print(sprt.describe())
 
 
 if __name__ == "__main__":
