@@ -18,7 +18,8 @@ CONFIG = {
     "status": {"kind": "pin", "pin": 3, "active": 1},  # one LED (+ resistor) to GND
     "heap_bytes": 2 * 1024 * 1024,
     "tt_entries": 65536,
-    "stack_bytes": 16384,  # the C stack the search shares with the controller (MICROPY_TASK_STACK_SIZE of the esp32 port)
+    # the C stack the search shares with the controller (MICROPY_TASK_STACK_SIZE of the esp32 port)
+    "stack_bytes": 16384,
     "poll_nodes": 128,
     "settle_us": 0,
     "debounce_ms": 10,  # reed contacts bounce for < 1 ms: 10 ms is ample and keeps a lift quick to light (docs/io.md)

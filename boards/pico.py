@@ -17,7 +17,8 @@ CONFIG = {
     "tt_entries": 2048,
     "game_plies": 300,  # 150 moves each, as the ESP32 (16 bytes a ply: 4.8 KB less than the default 600)
     "move_stack": 768,  # the least allowed: searches like 2048 at the top level (tests/test_memory_config.py)
-    "stack_bytes": 8192,  # the C stack the search shares with the controller (PICO_STACK_SIZE=0x2000 in MicroPython's rp2 port)
+    # the C stack the search shares with the controller (PICO_STACK_SIZE=0x2000 in MicroPython's rp2 port)
+    "stack_bytes": 8192,
     "poll_nodes": 64,
     "settle_us": 10,
     "debounce_ms": 10,  # reed contacts bounce for < 1 ms: 10 ms is ample and keeps a lift quick to light (docs/io.md)

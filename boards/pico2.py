@@ -13,7 +13,8 @@ CONFIG.update({
     # 8192 entries (80 KB): the .mpy code (~200 KB on 32 bits) and the game then stay within 400 KB
     # of the RP2350's ~460 KB heap (tests/test_fit_wasm.py); 16384 would take 80 KB more.
     "tt_entries": 8192,
-    "stack_bytes": 12288,  # the C stack the search shares with the controller (rp2 port: 8 KB plus 4 KB extra on the RP2350)
+    # the C stack the search shares with the controller (rp2 port: 8 KB plus 4 KB extra on the RP2350)
+    "stack_bytes": 12288,
     "poll_nodes": 128,
     "game_plies": 600,  # the Pico's 300 and 768 are for its smaller heap
     "move_stack": 2048,

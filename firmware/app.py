@@ -12,7 +12,8 @@ The modules of the controller are imported when the first App is built (main() a
 engine's tables before that, so they get contiguous room). What is rarely used lives in
 firmware/features/ and is loaded on demand: the console's command handling (this module keeps
 only a non-blocking line reader; features/feed.py, and features/console.py for the lines feed
-does not know, are loaded when a line arrives and dropped after), the options menu, statistics, PGN export, the mate trainer, touch-move, chess clocks.
+does not know, are loaded when a line arrives and dropped after), the options menu,
+statistics, PGN export, the mate trainer, touch-move, chess clocks.
 
 The main loop is cooperative. `service(now_ms)` is one pass of everything that must stay
 responsive: scan the reed switches, debounce, feed BoardSync with events and the debounced
@@ -33,7 +34,6 @@ clock); it is read once per pass. `work_nodes` counts every node searched so far
 simulator turns it into device time).
 """
 from firmware.compat import const, heap_figures, ticks_diff
-from firmware.compat import ticks_ms as _ticks_ms
 from firmware.engine.position import Position
 from firmware.engine.search import MOVE_STACK, Searcher, mate_in_moves
 
@@ -67,8 +67,9 @@ class App:
                  sensor_log=None, collect=None):
         """`settings` / `start_fen`: used when the journal holds none (a fresh unit).
         `collect`: gc.collect on a board (main() passes it), called before every search, after
-        every console line and when the board goes quiet after a touch: the garbage goes, and what the next move keeps lands low in the heap
-        instead of splitting the free room (fragmentation); None (the simulator): never.
+        every console line and when the board goes quiet after a touch: the garbage goes, and
+        what the next move keeps lands low in the heap instead of splitting the free room
+        (fragmentation); None (the simulator): never.
         `sensor_log`: an optional features.sensor_log.SensorLog that records every debounced
         sensor event and button press (for replay in the simulator). `console`: an object whose
         readline() returns a line or None (the USB serial line), `write`: prints a console answer.

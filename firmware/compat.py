@@ -104,12 +104,10 @@ def heap_figures():
     while hi - lo > 16:
         mid = (lo + hi) // 2
         try:
-            probe = bytearray(mid)
-            probe = None
+            bytearray(mid)  # room for mid bytes? (garbage at once)
             lo = mid
         except MemoryError:
             hi = mid
-    probe = None
     gc.collect()
     return gc.mem_free(), lo, gc.mem_alloc()
 
@@ -132,11 +130,12 @@ def fill_heap_holes(most=192, run=128, min_free=20480):
     bytes shifted, 569..573 with the holes filled). Filling every hole below a run of `run` free
     blocks with one-block objects (a chain of 1-tuples: nothing else is allocated) leaves the
     mark at that run, so each frame is found at once. At most `most` fillers are held (the
-    ones beyond are garbage at once, but stay in their holes until the next collection). The run's own fillers are dropped at once: garbage
-    that the next collection takes back. Nothing is filled when less than `min_free` bytes are
-    free after the collection: a tight heap keeps every byte for the game (the search is then
-    as fast as the layout lets it be). A collection during the search would send the mark
-    back to the heap's start: the App does not collect while a search runs."""
+    ones beyond are garbage at once, but stay in their holes until the next collection). The
+    run's own fillers are dropped at once: garbage that the next collection takes back.
+    Nothing is filled when less than `min_free` bytes are free after the collection: a tight
+    heap keeps every byte for the game (the search is then as fast as the layout lets it be).
+    A collection during the search would send the mark back to the heap's start: the App does
+    not collect while a search runs."""
     if not IS_MICROPYTHON:
         return None
     import gc

@@ -101,7 +101,8 @@ class ConsolePlayer:
                         more.append(extra)
                     # what main.py printed before the prompt, not the REPL's answers to `status`
                     said = [x for x in self.pico.transcript if x.strip() and not x.startswith(">>> status")
-                            and "NameError: name 'status'" not in x and x.strip() != "File \"<stdin>\", line 1, in <module>"
+                            and "NameError: name 'status'" not in x
+                            and x.strip() != "File \"<stdin>\", line 1, in <module>"
                             and x.strip() != "Traceback (most recent call last):"]
                     raise DeviceError("main.py stopped:\n%s" % "\n".join(said[:60]))
                 if STATUS_RE.match(line):
@@ -165,7 +166,8 @@ class ConsolePlayer:
         try:
             self.wait_ply(ply + 1)
         except AssertionError as exc:
-            raise AssertionError("%s (%s by %s)" % (exc, move, self.touches_text(move)))  # the firmware counts plies from the game's start position, as python-chess
+            # the firmware counts plies from the game's start position, as python-chess does
+            raise AssertionError("%s (%s by %s)" % (exc, move, self.touches_text(move))) from None
         return move
 
     def wait_phase(self, phase, timeout=None):

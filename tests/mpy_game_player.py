@@ -123,14 +123,14 @@ class ScriptedGame:
     def run(self, max_plies, max_ms):
         app = self.app
         app.boot(self.ticks())
-        game = app.controller.game
-        while not game.over and game.ply < max_plies and self.t < max_ms:
+        record = app.controller.game
+        while not record.over and record.ply < max_plies and self.t < max_ms:
             app.step(self.ticks())
         gc.collect()
         return {
-            "moves": game.uci_moves(),
-            "result": game.result,
-            "reason": game.reason_name(),
+            "moves": record.uci_moves(),
+            "result": record.result,
+            "reason": record.reason_name(),
             "sim_ms": self.t,
             "searches": app.searches,
             "nodes": app.work_nodes,

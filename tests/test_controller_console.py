@@ -36,7 +36,8 @@ def test_feed_a_game_through_the_console_in_the_simulator():
     assert move is not None and one(sim, "computer") == move
     assert sim.app.searcher.nodes <= 300 + 64  # the cap (a poll interval late at most)
     lit = one(sim, "lit")
-    assert lit == "lit " + " ".join("%s:%s" % (sq, p) for sq, p in sorted(sim.lit().items(), key=lambda x: (x[0][1], x[0][0])))
+    by_rank = sorted(sim.lit().items(), key=lambda x: (x[0][1], x[0][0]))
+    assert lit == "lit " + " ".join("%s:%s" % (sq, p) for sq, p in by_rank)
     assert "%s:on" % move[:2] in lit and "%s:on" % move[2:4] in lit
     assert one(sim, "lift " + move[:2]) == "ok"
     sim.run(300)

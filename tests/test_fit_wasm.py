@@ -43,7 +43,8 @@ ESP32_GOAL = 100 * 1024  # the stretch goal (code included), reported
 ESP32_BOUND = 110 * 1024  # asserted: the device side (code frozen) within the ESP32's heap
 START_HEAP = 32 * 1024 * 1024  # one piece with room for the imports' and harness's garbage and the budget
 START_TOTAL = 32785984  # "GC: total" of that heap (1.27.0)
-MAX_NEW_SPLIT = 128 * 1024 * 1024  # the wasm port's gc_get_max_new_split()  # room for code + harness + budget: no growth before the ballast
+# the wasm port's gc_get_max_new_split(): room for code + harness + budget, no growth before the ballast
+MAX_NEW_SPLIT = 128 * 1024 * 1024
 
 HARNESS = ("host_sim/__init__.py", "host_sim/electronics.py", "host_sim/pins.py", "host_sim/physical.py",
            "tests/__init__.py", "tests/mpy_game_player.py", "tests/memory_probe.py")

@@ -214,8 +214,10 @@ def test_every_firmware_module_compiles_for_each_board(board, tmp_path):
 
 
 def test_bytecode_build_has_no_machine_code_and_keeps_line_numbers(tmp_path):
-    text = "class A:\n    @micropython.native\n    def f(self):\n        return 1\n    @micropython.viper\n    def g(self):\n        return 2\n"
-    assert flash.bytecode_source(text) == "class A:\n\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
+    text = ("class A:\n    @micropython.native\n    def f(self):\n        return 1\n"
+            "    @micropython.viper\n    def g(self):\n        return 2\n")
+    assert flash.bytecode_source(text) == ("class A:\n\n    def f(self):\n        return 1\n"
+                                           "\n    def g(self):\n        return 2\n")
     b = flash.build("pico", out_dir=str(tmp_path / "stage"), write_main=False, log=None, bytecode=True)
     mpys = [f for f in b.files if f.device_path.endswith(".mpy")]
     assert any(f.device_path == "firmware/engine/search.mpy" for f in mpys)

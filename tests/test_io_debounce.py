@@ -3,7 +3,8 @@ import pytest
 
 from boards.pico import CONFIG as PICO
 from firmware.io.debounce import EMPTY, LIFT, PLACE, DebounceConfigError, OccupancyDebouncer, event_cell, event_kind
-from firmware.io.diagnostics import STUCK_CLOSED, STUCK_OPEN, ChatterDebouncer, chatter_report, clear_faults, stuck_report
+from firmware.io.diagnostics import (STUCK_CLOSED, STUCK_OPEN, ChatterDebouncer, chatter_report, clear_faults,
+                                     stuck_report)
 from host_sim.electronics import build_simulated
 
 

@@ -47,7 +47,8 @@ def test_takeback_other_line_fen_start_and_illegal_moves():
     first = session.position
     # fewer moves (a takeback): a new position, correct
     session.handle("position startpos moves e2e4 e7e5")
-    assert _fen4(fen(session.position)) == _fen4(chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2").fen())
+    after = chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+    assert _fen4(fen(session.position)) == _fen4(after.fen())
     assert session.position is not first
     # a different earlier move: a new position
     session.handle("position startpos moves d2d4 e7e5")
@@ -72,7 +73,8 @@ def test_takeback_other_line_fen_start_and_illegal_moves():
     assert session.position is pos and _fen4(fen(pos)) == _fen4(board.fen())
     # the same moves after another start: not taken as a continuation
     session.handle("position startpos moves e2e4")
-    assert _fen4(fen(session.position)) == _fen4(chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").fen())
+    after = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    assert _fen4(fen(session.position)) == _fen4(after.fen())
     # tabs and repeated spaces separate words too
     session.handle("position\tstartpos  moves\te2e4   e7e5")
     assert session.position.ply == 2

@@ -9,7 +9,6 @@ import chess
 import pytest
 
 from firmware import uci as uci_module
-from firmware.engine import levels
 from firmware.engine.levels import LEVELS
 from firmware.uci import rated_level
 from firmware.uci import UciSession
@@ -60,7 +59,8 @@ def test_options_are_announced_like_other_engines():
     assert "option name UCI_Elo type spin default 1500 min 1000 max 2000" in out
     assert out[-1] == "uciok"
     assert LEVELS[rated_level(uci_module._ELO_MIN)].name == "Elo %d" % uci_module._ELO_MIN
-    assert LEVELS[rated_level(uci_module._ELO_MAX)].name == "Elo %d" % uci_module._ELO_MAX == LEVELS[len(LEVELS) - 1].name
+    top = LEVELS[rated_level(uci_module._ELO_MAX)].name
+    assert top == "Elo %d" % uci_module._ELO_MAX == LEVELS[len(LEVELS) - 1].name
 
 
 @pytest.mark.parametrize("line", [

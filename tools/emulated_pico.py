@@ -194,7 +194,8 @@ class EmulatedPico:
                 break
             except OSError:
                 if time.monotonic() > end:
-                    raise DeviceError("the runner did not listen on port %d: %s" % (self.port, self._runner_log()))
+                    raise DeviceError("the runner did not listen on port %d: %s" % (
+                        self.port, self._runner_log())) from None
                 time.sleep(0.1)
         self.write(b"\r\n")
         self.read_until(b">>> ", timeout=self.boot_timeout)

@@ -33,7 +33,6 @@ power at every write. Journal errors (full flash, missing directory) raise OSErr
 caller, which carries on without persistence rather than stopping the game.
 """
 from firmware.compat import const
-from firmware.engine.constants import START_FEN
 from firmware.controller.flashfile import FlashFiles
 
 _MAGIC = const(0xA5)

@@ -287,7 +287,8 @@ def _terms(position, known: int) -> int:
                     s += 2
                 if e:
                     be += int(t[_T_PASSED_PROTECTED_EG]) * r // 2
-                be += (int(dist[stop - enemy_king + 119]) - int(dist[stop - king + 119])) * int(t[_T_PASSED_KING_DIST + r])
+                e = int(dist[stop - enemy_king + 119]) - int(dist[stop - king + 119])
+                be += e * int(t[_T_PASSED_KING_DIST + r])
                 e = (p & 8) ^ 8  # the enemy's colour
                 if not (int(c[e | 2]) + int(c[e | 3]) + int(c[e | 4]) + int(c[e | 5])):
                     # the enemy has only pawns: won the race by the square rule?

@@ -1,5 +1,6 @@
-"""Statistics in flash (a feature on demand: loaded for a count or a look, released after): wins, draws and losses per level against the computer, and the mate
-trainer's results per set (tries, successes, fewest moves, best time).
+"""Statistics in flash (a feature on demand: loaded for a count or a look, released after):
+wins, draws and losses per level against the computer, and the mate trainer's results per
+set (tries, successes, fewest moves, best time).
 
     stats = Stats("/", open_fn=open, fs=os, levels=26, sets=6)
     stats.load()                               # False: no (valid) file yet, all zero

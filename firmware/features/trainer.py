@@ -1,4 +1,5 @@
-"""The mate trainer (a feature on demand: loaded while an exercise runs): mate a lone king with a set of pieces against the computer's best defence.
+"""The mate trainer (a feature on demand: loaded while an exercise runs): mate a lone king
+with a set of pieces against the computer's best defence.
 
     fen = random_start(set_index, seed, strong=WHITE)     # a random legal exercise (pure)
     t = Trainer()
