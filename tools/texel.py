@@ -32,6 +32,9 @@ nodes before committing it (docs/engine.md, "Tuning the evaluation").
    `--depth` (8) as an expected score for White, (W + D/2) / 1000; the game's result is kept
    in the file as well (`--lam` in `fit` can blend it in). Same seed, same Stockfish, same
    file.
+   `--player ours` plays the games with our own engine instead (the MicroPython unix port,
+   `--play-nodes` nodes a move; Stockfish still labels): positions of the kind our own games
+   reach, e.g. `gen --player ours --play-nodes 1000 --games 700 --seed 2` (about 13 minutes).
 2. `features` writes, for every position, the evaluation as a linear function of the
    parameters: the material and piece-square entries exactly (a White piece of kind k on
    square s counts +phase/24 for MATERIAL_MG[k] and the middlegame table entry, +(24-phase)/24
@@ -136,6 +139,11 @@ def cmd_gen(args):
     os.makedirs(OUT, exist_ok=True)
     engine = chess.engine.SimpleEngine.popen_uci(STOCKFISH)
     engine.configure({"Threads": 1, "Hash": 16, "UCI_ShowWDL": True})
+    player = engine  # who plays the games; Stockfish labels the positions either way
+    if args.player == "ours":
+        from bench.selfplay import micropython_path, open_engine
+
+        player = open_engine(ROOT, micropython_path("auto"))
     kept = 0
     t0 = time.time()
     with open(args.out, "w") as out:
@@ -146,14 +154,15 @@ def cmd_gen(args):
             for move in line[:rng.randint(4, min(16, len(line)))]:
                 board.push(move)
             samples = []
-            engine.protocol.send_line("ucinewgame")
+            for uci in {engine, player}:
+                uci.protocol.send_line("ucinewgame")
             while not board.is_game_over(claim_draw=True) and board.ply() < 300:
                 if board.ply() >= 12 and rng.random() * 100 < args.sample_pct:
                     samples.append(board.fen())
                 if rng.random() * 100 < args.random_pct:
                     move = rng.choice(list(board.legal_moves))
                 else:
-                    move = engine.play(board, chess.engine.Limit(nodes=args.play_nodes)).move
+                    move = player.play(board, chess.engine.Limit(nodes=args.play_nodes)).move
                 board.push(move)
             outcome = board.outcome(claim_draw=True)
             result = 0.5 if outcome is None or outcome.winner is None else (1.0 if outcome.winner else 0.0)
@@ -174,6 +183,8 @@ def cmd_gen(args):
                 out.flush()
                 print("game %d: %d positions, %.0f s" % (g + 1, kept, time.time() - t0), flush=True)
     engine.quit()
+    if player is not engine:
+        player.quit()
     print("%d positions -> %s" % (kept, args.out))
 
 
@@ -465,6 +476,9 @@ def main(argv=None):
     p.add_argument("--play-nodes", type=int, default=600)
     p.add_argument("--random-pct", type=float, default=4.0)
     p.add_argument("--sample-pct", type=float, default=35.0)
+    p.add_argument("--player", choices=("stockfish", "ours"), default="stockfish",
+                   help="who plays the games: Stockfish, or our engine (MicroPython unix port, "
+                        "--play-nodes a move): positions of the kind our own games reach")
     p.add_argument("--out", default=os.path.join(OUT, "positions.tsv"))
     p = sub.add_parser("features")
     p.add_argument("--positions", default=os.path.join(OUT, "positions.tsv"))
