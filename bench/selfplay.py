@@ -30,9 +30,11 @@ the second of each, ...), so a match stopped early has seen all of them: about 1
 distinct openings.
 
 `--sprt ELO0,ELO1` stops the match as soon as a sequential probability ratio test decides
-(bench/sprt.py: game pairs, alpha = beta = 0.05), `--games` then being the most it plays:
+(bench/sprt.py: game pairs, alpha = beta = 0.05), `--games` then being the most it plays.
+A match never goes past its openings' distinct games (2 x 770 for the four sets below): a
+node-limited game played again is the same game, so it would count twice.
 
-    python bench/selfplay.py --micropython auto --base main --nodes 1000 --book-plies 10,8,12,6 --games 2600 --sprt 0,10
+    python bench/selfplay.py --micropython auto --base main --nodes 1000 --book-plies 10,8,12,6 --games 1540 --sprt 0,10
 """
 import argparse
 import os
@@ -151,6 +153,12 @@ def main(argv=None):
         parser.error(str(err))
     micro = micropython_path(args.micropython) if args.micropython else None
     openings = openings_for(plies) if plies else OPENINGS
+    if args.first_game + args.games > 2 * len(openings):
+        # node-limited games are deterministic: past the last opening they would replay
+        # games already played, counting each twice
+        parser.error("only %d distinct games from these %d openings (each with both colours), asked for games "
+                     "%d..%d: add opening sets to --book-plies or play fewer games" % (
+                         2 * len(openings), len(openings), args.first_game + 1, args.first_game + args.games))
     stop = None
     if sprt is not None:
         def stop(results):

@@ -7,7 +7,7 @@ import pytest
 
 from bench import sprt
 from bench.match_stockfish import play_match
-from bench.selfplay import book_openings, openings_for, parse_plies
+from bench.selfplay import book_openings, main as selfplay_main, openings_for, parse_plies
 
 
 def test_expected_score_is_logistic_and_symmetric():
@@ -131,3 +131,13 @@ def test_play_match_stops_when_asked():
     results = play_match(_Engine(), _Engine(), chess.engine.Limit(nodes=1), 10, [mated], stop=stop)
     assert results == [1.0, 0.0, 1.0]  # ours White, Black, White
     assert asked == [1, 2, 3]
+
+
+def test_selfplay_refuses_more_games_than_its_openings_give(capsys):
+    """Node-limited games repeat exactly: game 2N+1 of N openings would be game 1 again."""
+    distinct = 2 * len(book_openings(10))
+    with pytest.raises(SystemExit):
+        selfplay_main(["--book-plies", "10", "--games", str(distinct + 1)])
+    assert "only %d distinct games" % distinct in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        selfplay_main(["--book-plies", "10", "--games", "2", "--first-game", str(distinct - 1)])
