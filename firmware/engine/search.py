@@ -58,6 +58,7 @@ from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F
 from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS
 from firmware.engine.see import see
 from firmware.engine.tt import TranspositionTable
+from firmware.engine.position import PST_EG, PST_MG
 from firmware.engine.zobrist import PIECE_BASE, TABLE_SIZE
 
 MATE = const(30000)
@@ -123,6 +124,19 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
     tt_move = args[_ORDER_TT]
     k1 = args[_ORDER_K1]
     k2 = args[_ORDER_K2]
+    # the game phase (as evaluate.py's), for the quiet moves' piece-square gain
+    c = ptr8(pos.counts)
+    phase = int(c[2]) + int(c[3]) + int(c[10]) + int(c[11]) + 2 * (int(c[4]) + int(c[12])) + 4 * (
+        int(c[5]) + int(c[13]))
+    if phase > 24:
+        phase = 24
+    # ... but not where endgame.py's knowledge decides (a side without pawns, or little
+    # material: evaluate._terms' test), whose scores the tables do not lead toward
+    tables = 1
+    if int(c[1]) == 0 or int(c[9]) == 0 or phase <= 2:
+        tables = 0
+    mg = ptr16(PST_MG)
+    eg = ptr16(PST_EG)
     while k < end:
         m = moves[k]
         if m == tt_move:
@@ -152,8 +166,17 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                 # the history cell + _HISTORY_ZERO: viper reads the signed 16-bit cell as
                 # unsigned, CPython as signed, and + 0x8000 & 0xFFFF is the same on both;
                 # the index is zobrist.PIECE_BASE[piece] + the to-square, computed
+                # Plus what the move gains on the piece-square tables (tapered, x 3/4): the
+                # order of quiet moves that history does not know yet (few nodes, a new game)
                 piece = b[m & 127]
-                ms[k] = (hist[(((piece & 7) - 1) << 7 | (piece & 8)) + ((m >> 7) & 127)] + 0x8000) & 0xFFFF
+                fr = (((piece & 7) - 1) << 7 | (piece & 8)) + (m & 127)
+                to = fr - (m & 127) + ((m >> 7) & 127)
+                gain = 0
+                if tables:
+                    gain = (int(mg[to]) - int(mg[fr])) * phase + (int(eg[to]) - int(eg[fr])) * (24 - phase)
+                if piece & 8:
+                    gain = 0 - gain  # Black's entries are negated
+                ms[k] = ((hist[to] + 0x8000) & 0xFFFF) + (gain >> 5)
         k += 1
 
 
