@@ -18,6 +18,8 @@ between takes longest. Typical use: `--sprt 0,10` for "is it a gain at all".
 """
 import math
 
+from bench.match_stockfish import elo_from_score
+
 
 class SprtError(ValueError):
     """Bad SPRT parameters (bounds that are not two numbers, elo0 >= elo1, ...)."""
@@ -83,12 +85,7 @@ def pair_interval(results):
         return None
     mean = sum(pairs) / n
     se = math.sqrt(sum((p - mean) ** 2 for p in pairs) / (n - 1) / n)
-    return tuple(_elo(x) for x in (mean, mean - 1.96 * se, mean + 1.96 * se))
-
-
-def _elo(score):
-    score = min(max(score, 1e-3), 1 - 1e-3)
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return tuple(elo_from_score(x) for x in (mean, mean - 1.96 * se, mean + 1.96 * se))
 
 
 class Sprt:
