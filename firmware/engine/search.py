@@ -176,7 +176,28 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                     gain = (int(mg[to]) - int(mg[fr])) * phase + (int(eg[to]) - int(eg[fr])) * (24 - phase)
                 if piece & 8:
                     gain = 0 - gain  # Black's entries are negated
-                ms[k] = ((hist[to] + 0x8000) & 0xFFFF) + (gain >> 5)
+                gain = gain >> 5
+                # a piece (not a pawn or the king) moved where an enemy pawn takes it goes
+                # down the order, one moved out of an enemy pawn's reach goes up: the threat
+                # the history of a 1,000-node search has not seen yet
+                kind = piece & 7
+                if kind > 1 and kind < 6:
+                    # the enemy pawns that would attack a square sq stand on sq + d and
+                    # sq + d + 2 (0x88: a white pawn attacks up, +15 and +17)
+                    pawn = 9
+                    d = 15
+                    if piece & 8:
+                        pawn = 1
+                        d = -17
+                    t = ((m >> 7) & 127) + d
+                    f = (m & 127) + d
+                    if (not (t & 0x88) and int(b[t]) == pawn) or (
+                            not ((t + 2) & 0x88) and int(b[t + 2]) == pawn):
+                        gain -= int(value[kind]) >> 1
+                    elif (not (f & 0x88) and int(b[f]) == pawn) or (
+                            not ((f + 2) & 0x88) and int(b[f + 2]) == pawn):
+                        gain += int(value[kind]) >> 1
+                ms[k] = ((hist[to] + 0x8000) & 0xFFFF) + gain
         k += 1
 
 
