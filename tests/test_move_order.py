@@ -5,6 +5,8 @@ on a chip), and the order the search documents (docs/engine.md, "Move ordering")
 import json
 import random
 
+import chess
+
 from firmware.engine.notation import uci
 from firmware.engine.position import PST_EG, PST_MG, Position
 from firmware.engine.search import (
@@ -20,6 +22,7 @@ from firmware.engine.search import (
     _score_moves,
 )
 from firmware.engine.see import see
+from firmware.engine.tunables import ORDER_VALUE
 from firmware.engine.zobrist import PIECE_BASE
 from tests.mpy import run_mpy
 from tests.randomgames import random_positions
@@ -93,6 +96,22 @@ def _table_gain(pos, m):
     return (-gain if pos.board[m & 127] & 8 else gain) >> 5
 
 
+def _pawn_threat(board, move):
+    """What the order adds for an enemy pawn's attack, judged by python-chess: minus half the
+    piece's value when a knight, bishop, rook or queen moves where an enemy pawn attacks it,
+    plus half when it moves out of such an attack (to a square no enemy pawn attacks)."""
+    piece = board.piece_at(move.from_square)
+    if piece.piece_type in (chess.PAWN, chess.KING):
+        return 0
+    pawns = board.pieces(chess.PAWN, not piece.color)
+    half = ORDER_VALUE[piece.piece_type] >> 1
+    if board.attackers(not piece.color, move.to_square) & pawns:
+        return -half
+    if board.attackers(not piece.color, move.from_square) & pawns:
+        return half
+    return 0
+
+
 def test_quiet_moves_without_history_go_by_their_piece_square_gain():
     """With an empty history the centralising knight move comes before the one to the rim (a
     1,000-node search barely fills the history: its cells are mostly -1..1)."""
@@ -108,6 +127,27 @@ def test_quiet_moves_without_history_go_by_their_piece_square_gain():
     _score_moves(pos.board, moves, searcher.mscore, h, pos)
     score = {uci(moves[i]): searcher.mscore[i] for i in range(end)}
     assert score["b1c3"] > score["b1a3"] and score["b1c3"] > _HISTORY_ZERO
+
+
+def test_a_piece_moved_into_a_pawns_attack_comes_late_and_one_moved_out_early():
+    """With an empty history: the knight the e5 pawn attacks goes up the order when it moves
+    to a square no pawn attacks (f3), down when it moves to where the c6 pawn takes it (b5);
+    the bishop's move to f4, where the e5 pawn takes it, comes after its quiet e3."""
+    searcher = Searcher(tt_entries=64, move_stack=512)
+    pos = Position("4k3/8/2p5/4p3/3N4/8/P1PB4/4K3 w - - 0 1", 4)
+    h = searcher.history
+    for i in range(len(h)):
+        h[i] = 0
+    moves = searcher.moves
+    end = pos.gen_moves(moves, 0)
+    for i, v in enumerate((0, end, 0, 0, 0)):
+        _ORDER_ARGS[i] = v
+    _score_moves(pos.board, moves, searcher.mscore, h, pos)
+    score = {uci(moves[i]): searcher.mscore[i] for i in range(end)}
+    margin = ORDER_VALUE[2] // 2 - 40  # half a knight, less what the tables could move
+    assert score["d4f3"] > score["d2e3"] + margin  # out of the attack
+    assert score["d4b5"] < score["d4f3"] - 2 * margin  # into another one
+    assert score["d2f4"] < score["d2e3"] - margin
 
 
 def test_scores_follow_the_documented_order():
@@ -148,7 +188,8 @@ def test_scores_follow_the_documented_order():
                 assert score == 0, uci(m)  # underpromotions last
             else:
                 to = PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)
-                assert score == h[to] + _HISTORY_ZERO + _table_gain(pos, m), uci(m)
+                gain = _table_gain(pos, m) + _pawn_threat(board, chess.Move.from_uci(uci(m)))
+                assert score == h[to] + _HISTORY_ZERO + gain, uci(m)
             checked += 1
         # _pick: each step brings the first of the best remaining scores to the front
         scores = [searcher.mscore[i] for i in range(end)]
