@@ -280,6 +280,32 @@ def test_tunables_are_released_after_init_and_a_tuner_still_reaches_the_evaluati
     assert lines[1] == "True True", out  # the threat term counted, and init() freed more than it kept
 
 
+def test_terms_packs_every_tunable_where_the_evaluation_reads_it():
+    """terms.py writes the tunables in evaluate.py's layout (_T_* offsets): every cell of
+    _TERMS is checked against tunables.py, and the packing module is dropped again."""
+    import sys
+
+    import firmware.engine.evaluate as E
+
+    E.pack_terms(T)
+    tables = {"PASSED_MG": E._T_PASSED_MG, "PASSED_EG": E._T_PASSED_EG, "PASSED_KING_DIST": E._T_PASSED_KING_DIST,
+              "KING_ATTACK_UNITS": E._T_KING_ATTACK_UNITS, "KING_ATTACK_PENALTY": E._T_KING_ATTACK_PENALTY}
+    want = {}
+    for name, offset in tables.items():
+        for i, value in enumerate(getattr(T, name)):
+            want[offset + i] = value
+    scalars = [n for n in dir(E) if n.startswith("_T_") and n[3:] not in tables and n not in ("_T_SIZE", "_T_THREAT_MG",
+                                                                                              "_T_THREAT_EG")]
+    for name in scalars:
+        want[getattr(E, name)] = getattr(T, name[3:])
+    for i, name in enumerate(("MINOR", "ROOK")):
+        want[E._T_THREAT_MG + i] = getattr(T, "THREAT_%s_MG" % name)
+        want[E._T_THREAT_EG + i] = getattr(T, "THREAT_%s_EG" % name)
+    assert sorted(want) == list(range(E._T_SIZE))
+    assert [E._TERMS[i] for i in range(E._T_SIZE)] == [want[i] for i in range(E._T_SIZE)]
+    assert "firmware.engine.terms" not in sys.modules
+
+
 def test_micropython_evaluates_exactly_like_cpython():
     """The evaluation's terms are viper machine code under MicroPython (machine integers, raw
     pointers) and plain Python under CPython: every score must be the same, or the two

@@ -79,30 +79,17 @@ _T_KING_ATTACK_PENALTY = const(63)  # 17 entries, by units
 _T_SIZE = const(80)
 _TERMS = array("H", bytes(2 * _T_SIZE))
 def pack_terms(T=None):
-    """Copy the evaluation's tunables from tunables.py into _TERMS (a tuner sets them there,
-    then calls this with the module it changed: init() drops tunables.py from sys.modules, so a
-    later import is a fresh copy). They are magnitudes (evaluate.py gives each its sign): a
-    value outside 0..65535 is refused."""
-    if T is None:
-        from firmware.engine import tunables as T
+    """Copy the evaluation's tunables from tunables.py (or the module T a tuner changed; init()
+    drops tunables.py from sys.modules, so a later import is a fresh copy) into _TERMS.
+    The packing lives in terms.py, loaded for the call and dropped after it: it runs at import
+    and for tuners, so its code does not stay in a board's heap."""
+    from firmware.engine import terms
 
-    scalars = (T.BISHOP_PAIR_MG, T.BISHOP_PAIR_EG, T.DOUBLED_MG, T.DOUBLED_EG, T.ISOLATED_MG, T.ISOLATED_EG,
-               T.BACKWARD_MG, T.BACKWARD_EG, T.PASSED_PROTECTED_EG, T.PASSED_BLOCKED_DIV, T.PAWN_THREAT_MG,
-               T.PAWN_THREAT_EG, T.UNSTOPPABLE, T.ROOK_OPEN_MG, T.ROOK_OPEN_EG, T.ROOK_HALF_OPEN_MG,
-               T.ROOK_HALF_OPEN_EG, T.ROOK_SEVENTH_MG, T.ROOK_SEVENTH_EG, T.KNIGHT_MOBILITY, T.MOBILITY_BASE_N,
-               T.BISHOP_MOBILITY, T.MOBILITY_BASE_B, T.ROOK_MOBILITY_MG, T.ROOK_MOBILITY_EG, T.MOBILITY_BASE_R,
-               T.SHIELD_MISSING, T.KING_OPEN_FILE, T.THREAT_MINOR_MG, T.THREAT_ROOK_MG, T.THREAT_MINOR_EG,
-               T.THREAT_ROOK_EG)
-    for offset, values in ((_T_PASSED_MG, T.PASSED_MG), (_T_PASSED_EG, T.PASSED_EG),
-                           (_T_PASSED_KING_DIST, T.PASSED_KING_DIST), (_T_KING_ATTACK_UNITS, T.KING_ATTACK_UNITS),
-                           (_T_KING_ATTACK_PENALTY, T.KING_ATTACK_PENALTY), (0, scalars)):
-        for i, value in enumerate(values):
-            if not 0 <= value <= 65535:
-                raise ValueError("tunables.py: the evaluation's terms are 0..65535, got %r" % value)
-            _TERMS[offset + i] = value
+    terms.pack(_TERMS, T)
+    del terms
+    _forget("terms")
 
 
-pack_terms()
 
 # Per-file pawn rank masks, index file + 1 (0 and 9 stay empty so f-1 and f+1 always exist):
 # White's pawns (bit r set when one stands on rank r), Black's from _M_BLACK, and both again
@@ -439,3 +426,6 @@ def _terms(position, known: int) -> int:
     if stm:
         return int(TEMPO) - score
     return score + int(TEMPO)
+
+
+pack_terms()
