@@ -97,6 +97,19 @@ def test_unstoppable_passer_outside_the_square():
     assert free > caught + 300
 
 
+def test_a_pawn_race_goes_to_the_side_that_promotes_first():
+    # g4 and the c5 pawn both need 4 moves and no king can catch them: the side to move
+    # promotes first, so either side to move is the one winning the race
+    assert ev("8/8/8/2p5/k5P1/7P/7K/8 b - - 0 1") > 300
+    assert ev("8/8/8/2p5/k5P1/7P/7K/8 w - - 0 1") > 300
+    # a second unstoppable passer is worth a pawn, not a second race won
+    one = ev("8/8/8/8/k5P1/8/7K/8 b - - 0 1")
+    two = ev("8/8/8/8/k5P1/7P/7K/8 b - - 0 1")
+    assert -T.UNSTOPPABLE // 2 < two - one < 0  # Black's view: White is a pawn better
+    without = _ev_without(["UNSTOPPABLE"], "8/8/8/8/k5P1/7P/7K/8 b - - 0 1")
+    assert two == without - T.UNSTOPPABLE
+
+
 
 def _ev_without(names, fen_text):
     """ev(fen_text) with the tunables `names` set to 0 (the evaluation reads them from the array

@@ -219,6 +219,8 @@ def _terms(position, known: int) -> int:
     # attack units near each king, by the colour of the king (0 white, 8 black)
     units_w = 0
     units_b = 0
+    # the first promotion of an unstoppable passer: the ply it comes on x 16 + its colour
+    race = 9999
     i = 0
     while i < n:
         sq = int(occ[i])
@@ -281,8 +283,10 @@ def _terms(position, known: int) -> int:
                     # the enemy has only pawns: won the race by the square rule?
                     moves = 7 - r - (1 if r == 1 else 0)
                     kd = int(dist[(112 if p < 8 else 0) + f - enemy_king + 119]) - (1 if stm != p & 8 else 0)
-                    if kd > moves:
-                        be += int(t[_T_UNSTOPPABLE])
+                    if kd > moves:  # unstoppable: see the race below
+                        e = (moves << 5) - ((((stm ^ p) & 8) ^ 8) << 1) + (p & 8)
+                        if e < race:
+                            race = e
                 vm += bm
                 ve += be
             adj = int(masks[own + fi - 1]) | int(masks[own + fi + 1])
@@ -373,6 +377,14 @@ def _terms(position, known: int) -> int:
         else:
             mg -= vm
             eg -= ve
+    # A pawn race: only the side that promotes first gains, once, however many unstoppable
+    # passers it has. (Counting every unstoppable passer of both sides scored
+    # 8/8/8/2p5/k5P1/7P/7K/8 b, where Black promotes first, 7 pawns up for White.)
+    if race < 9999:
+        if race & 8:
+            eg -= int(t[_T_UNSTOPPABLE])
+        else:
+            eg += int(t[_T_UNSTOPPABLE])
     if int(c[3]) >= 2:
         mg += int(t[_T_BISHOP_PAIR_MG])
         eg += int(t[_T_BISHOP_PAIR_EG])
