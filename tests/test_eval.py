@@ -97,6 +97,19 @@ def test_unstoppable_passer_outside_the_square():
     assert free > caught + 300
 
 
+def test_a_pawn_race_goes_to_the_side_that_promotes_first():
+    # g4 and the c5 pawn both need 4 moves and no king can catch them: the side to move
+    # promotes first, so either side to move is the one winning the race
+    assert ev("8/8/8/2p5/k5P1/7P/7K/8 b - - 0 1") > 300
+    assert ev("8/8/8/2p5/k5P1/7P/7K/8 w - - 0 1") > 300
+    # a second unstoppable passer is worth a pawn, not a second race won
+    one = ev("8/8/8/8/k5P1/8/7K/8 b - - 0 1")
+    two = ev("8/8/8/8/k5P1/7P/7K/8 b - - 0 1")
+    assert -T.UNSTOPPABLE // 2 < two - one < 0  # Black's view: White is a pawn better
+    without = _ev_without(["UNSTOPPABLE"], "8/8/8/8/k5P1/7P/7K/8 b - - 0 1")
+    assert two == without - T.UNSTOPPABLE
+
+
 
 def _ev_without(names, fen_text):
     """ev(fen_text) with the tunables `names` set to 0 (the evaluation reads them from the array
@@ -278,6 +291,32 @@ def test_tunables_are_released_after_init_and_a_tuner_still_reaches_the_evaluati
     lines = out.split("\n")
     assert lines[0] == "False False", out
     assert lines[1] == "True True", out  # the threat term counted, and init() freed more than it kept
+
+
+def test_terms_packs_every_tunable_where_the_evaluation_reads_it():
+    """terms.py writes the tunables in evaluate.py's layout (_T_* offsets): every cell of
+    _TERMS is checked against tunables.py, and the packing module is dropped again."""
+    import sys
+
+    import firmware.engine.evaluate as E
+
+    E.pack_terms(T)
+    tables = {"PASSED_MG": E._T_PASSED_MG, "PASSED_EG": E._T_PASSED_EG, "PASSED_KING_DIST": E._T_PASSED_KING_DIST,
+              "KING_ATTACK_UNITS": E._T_KING_ATTACK_UNITS, "KING_ATTACK_PENALTY": E._T_KING_ATTACK_PENALTY}
+    want = {}
+    for name, offset in tables.items():
+        for i, value in enumerate(getattr(T, name)):
+            want[offset + i] = value
+    scalars = [n for n in dir(E) if n.startswith("_T_") and n[3:] not in tables and n not in ("_T_SIZE", "_T_THREAT_MG",
+                                                                                              "_T_THREAT_EG")]
+    for name in scalars:
+        want[getattr(E, name)] = getattr(T, name[3:])
+    for i, name in enumerate(("MINOR", "ROOK")):
+        want[E._T_THREAT_MG + i] = getattr(T, "THREAT_%s_MG" % name)
+        want[E._T_THREAT_EG + i] = getattr(T, "THREAT_%s_EG" % name)
+    assert sorted(want) == list(range(E._T_SIZE))
+    assert [E._TERMS[i] for i in range(E._T_SIZE)] == [want[i] for i in range(E._T_SIZE)]
+    assert "firmware.engine.terms" not in sys.modules
 
 
 def test_micropython_evaluates_exactly_like_cpython():

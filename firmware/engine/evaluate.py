@@ -79,30 +79,17 @@ _T_KING_ATTACK_PENALTY = const(63)  # 17 entries, by units
 _T_SIZE = const(80)
 _TERMS = array("H", bytes(2 * _T_SIZE))
 def pack_terms(T=None):
-    """Copy the evaluation's tunables from tunables.py into _TERMS (a tuner sets them there,
-    then calls this with the module it changed: init() drops tunables.py from sys.modules, so a
-    later import is a fresh copy). They are magnitudes (evaluate.py gives each its sign): a
-    value outside 0..65535 is refused."""
-    if T is None:
-        from firmware.engine import tunables as T
+    """Copy the evaluation's tunables from tunables.py (or the module T a tuner changed; init()
+    drops tunables.py from sys.modules, so a later import is a fresh copy) into _TERMS.
+    The packing lives in terms.py, loaded for the call and dropped after it: it runs at import
+    and for tuners, so its code does not stay in a board's heap."""
+    from firmware.engine import terms
 
-    scalars = (T.BISHOP_PAIR_MG, T.BISHOP_PAIR_EG, T.DOUBLED_MG, T.DOUBLED_EG, T.ISOLATED_MG, T.ISOLATED_EG,
-               T.BACKWARD_MG, T.BACKWARD_EG, T.PASSED_PROTECTED_EG, T.PASSED_BLOCKED_DIV, T.PAWN_THREAT_MG,
-               T.PAWN_THREAT_EG, T.UNSTOPPABLE, T.ROOK_OPEN_MG, T.ROOK_OPEN_EG, T.ROOK_HALF_OPEN_MG,
-               T.ROOK_HALF_OPEN_EG, T.ROOK_SEVENTH_MG, T.ROOK_SEVENTH_EG, T.KNIGHT_MOBILITY, T.MOBILITY_BASE_N,
-               T.BISHOP_MOBILITY, T.MOBILITY_BASE_B, T.ROOK_MOBILITY_MG, T.ROOK_MOBILITY_EG, T.MOBILITY_BASE_R,
-               T.SHIELD_MISSING, T.KING_OPEN_FILE, T.THREAT_MINOR_MG, T.THREAT_ROOK_MG, T.THREAT_MINOR_EG,
-               T.THREAT_ROOK_EG)
-    for offset, values in ((_T_PASSED_MG, T.PASSED_MG), (_T_PASSED_EG, T.PASSED_EG),
-                           (_T_PASSED_KING_DIST, T.PASSED_KING_DIST), (_T_KING_ATTACK_UNITS, T.KING_ATTACK_UNITS),
-                           (_T_KING_ATTACK_PENALTY, T.KING_ATTACK_PENALTY), (0, scalars)):
-        for i, value in enumerate(values):
-            if not 0 <= value <= 65535:
-                raise ValueError("tunables.py: the evaluation's terms are 0..65535, got %r" % value)
-            _TERMS[offset + i] = value
+    terms.pack(_TERMS, T)
+    del terms
+    _forget("terms")
 
 
-pack_terms()
 
 # Per-file pawn rank masks, index file + 1 (0 and 9 stay empty so f-1 and f+1 always exist):
 # White's pawns (bit r set when one stands on rank r), Black's from _M_BLACK, and both again
@@ -232,6 +219,8 @@ def _terms(position, known: int) -> int:
     # attack units near each king, by the colour of the king (0 white, 8 black)
     units_w = 0
     units_b = 0
+    # the first promotion of an unstoppable passer: the ply it comes on x 16 + its colour
+    race = 9999
     i = 0
     while i < n:
         sq = int(occ[i])
@@ -294,8 +283,10 @@ def _terms(position, known: int) -> int:
                     # the enemy has only pawns: won the race by the square rule?
                     moves = 7 - r - (1 if r == 1 else 0)
                     kd = int(dist[(112 if p < 8 else 0) + f - enemy_king + 119]) - (1 if stm != p & 8 else 0)
-                    if kd > moves:
-                        be += int(t[_T_UNSTOPPABLE])
+                    if kd > moves:  # unstoppable: see the race below
+                        e = (moves << 5) - ((((stm ^ p) & 8) ^ 8) << 1) + (p & 8)
+                        if e < race:
+                            race = e
                 vm += bm
                 ve += be
             adj = int(masks[own + fi - 1]) | int(masks[own + fi + 1])
@@ -386,6 +377,14 @@ def _terms(position, known: int) -> int:
         else:
             mg -= vm
             eg -= ve
+    # A pawn race: only the side that promotes first gains, once, however many unstoppable
+    # passers it has. (Counting every unstoppable passer of both sides scored
+    # 8/8/8/2p5/k5P1/7P/7K/8 b, where Black promotes first, 7 pawns up for White.)
+    if race < 9999:
+        if race & 8:
+            eg -= int(t[_T_UNSTOPPABLE])
+        else:
+            eg += int(t[_T_UNSTOPPABLE])
     if int(c[3]) >= 2:
         mg += int(t[_T_BISHOP_PAIR_MG])
         eg += int(t[_T_BISHOP_PAIR_EG])
@@ -439,3 +438,6 @@ def _terms(position, known: int) -> int:
     if stm:
         return int(TEMPO) - score
     return score + int(TEMPO)
+
+
+pack_terms()

@@ -261,9 +261,6 @@ class Result:
         self.time_ms = time_ms
         self.mate_in = mate_in
 
-    def __repr__(self):
-        return "Result(best_move=%d, ponder_move=%d, score=%d, depth=%d, nodes=%d)" % (
-            self.best_move, self.ponder_move, self.score, self.depth, self.nodes)
 
 
 def mate_in_moves(score):

@@ -52,18 +52,6 @@ class Limits:
         self.ponder = bool(ponder)
         self.mate = mate
 
-    def __repr__(self):
-        parts = []
-        for name in ("depth", "nodes", "movetime_ms", "wtime_ms", "btime_ms", "winc_ms", "binc_ms", "movestogo",
-                     "mate"):
-            value = getattr(self, name)
-            if value:
-                parts.append("%s=%d" % (name, value))
-        if self.infinite:
-            parts.append("infinite=True")
-        if self.ponder:
-            parts.append("ponder=True")
-        return "Limits(%s)" % ", ".join(parts)
 
 
 def budget(limits, stm):
