@@ -112,11 +112,11 @@ def _pawn_threat(board, move):
     return 0
 
 
-def test_quiet_moves_without_history_go_by_their_piece_square_gain():
-    """With an empty history the centralising knight move comes before the one to the rim (a
-    1,000-node search barely fills the history: its cells are mostly -1..1)."""
+def _scores_without_history(fen_text):
+    """{uci: order score} of every move of the position, with an empty history, no hash move
+    and no killers."""
     searcher = Searcher(tt_entries=64, move_stack=512)
-    pos = Position("r3k3/pppp4/8/8/8/8/PPPP4/RN2K3 w - - 0 1", 4)
+    pos = Position(fen_text, 4)
     h = searcher.history
     for i in range(len(h)):
         h[i] = 0
@@ -125,7 +125,13 @@ def test_quiet_moves_without_history_go_by_their_piece_square_gain():
     for i, v in enumerate((0, end, 0, 0, 0)):
         _ORDER_ARGS[i] = v
     _score_moves(pos.board, moves, searcher.mscore, h, pos)
-    score = {uci(moves[i]): searcher.mscore[i] for i in range(end)}
+    return {uci(moves[i]): searcher.mscore[i] for i in range(end)}
+
+
+def test_quiet_moves_without_history_go_by_their_piece_square_gain():
+    """With an empty history the centralising knight move comes before the one to the rim (a
+    1,000-node search barely fills the history: its cells are mostly -1..1)."""
+    score = _scores_without_history("r3k3/pppp4/8/8/8/8/PPPP4/RN2K3 w - - 0 1")
     assert score["b1c3"] > score["b1a3"] and score["b1c3"] > _HISTORY_ZERO
 
 
@@ -133,17 +139,7 @@ def test_a_piece_moved_into_a_pawns_attack_comes_late_and_one_moved_out_early():
     """With an empty history: the knight the e5 pawn attacks goes up the order when it moves
     to a square no pawn attacks (f3), down when it moves to where the c6 pawn takes it (b5);
     the bishop's move to f4, where the e5 pawn takes it, comes after its quiet e3."""
-    searcher = Searcher(tt_entries=64, move_stack=512)
-    pos = Position("4k3/8/2p5/4p3/3N4/8/P1PB4/4K3 w - - 0 1", 4)
-    h = searcher.history
-    for i in range(len(h)):
-        h[i] = 0
-    moves = searcher.moves
-    end = pos.gen_moves(moves, 0)
-    for i, v in enumerate((0, end, 0, 0, 0)):
-        _ORDER_ARGS[i] = v
-    _score_moves(pos.board, moves, searcher.mscore, h, pos)
-    score = {uci(moves[i]): searcher.mscore[i] for i in range(end)}
+    score = _scores_without_history("4k3/8/2p5/4p3/3N4/8/P1PB4/4K3 w - - 0 1")
     margin = ORDER_VALUE[2] // 2 - 40  # half a knight, less what the tables could move
     assert score["d4f3"] > score["d2e3"] + margin  # out of the attack
     assert score["d4b5"] < score["d4f3"] - 2 * margin  # into another one
