@@ -68,7 +68,7 @@ MAX_PLY = const(64)
 _STACK_MARGIN_PLIES = const(3)  # after running out of C stack, search this much shallower
 STACK_RESERVE = const(2560)  # C stack bytes kept free for the poll function's own calls
 _MAX_DEPTH = const(60)
-_PV_PLY = const(16)  # longest PV kept (a Pico's C stack ends its lines at ~14 plies anyway)
+_PV_PLY = const(20)  # longest PV kept (a Pico's C stack ends its lines at ~14 plies anyway)
 _MAX_MOVES = const(220)  # legal moves in a position: at most 218
 MOVE_STACK = const(2048)  # moves of all plies on the current path (each ply <= 218)
 _TT_MOVE = const(1 << 29)
@@ -298,7 +298,7 @@ class Searcher:
         self.evals = array("h", bytes(2 * MAX_PLY))  # static evaluation by ply (-_INF: in check)
         self.history = array("h", bytes(2 * TABLE_SIZE))  # by piece and to-square, as zobrist.py indexes
         # Triangular PV table: row `ply` (the line from that ply on) holds _PV_PLY - ply moves
-        # and starts at ply * _PV_PLY - ply * (ply - 1) / 2 (544 bytes where a square one takes 1 KB).
+        # and starts at ply * _PV_PLY - ply * (ply - 1) / 2 (0.8 KB where a square one takes 1.6).
         self.pv = array("i", bytes(4 * (_PV_PLY * (_PV_PLY + 1) // 2)))
         self.pv_len = bytearray(_PV_PLY + 1)
         self.root_moves = array("i", bytes(4 * _MAX_MOVES))
