@@ -323,12 +323,15 @@ def test_micropython_evaluates_exactly_like_cpython():
     """The evaluation's terms are viper machine code under MicroPython (machine integers, raw
     pointers) and plain Python under CPython: every score must be the same, or the two
     interpreters would search different trees. Random positions from every stage of a game,
-    and their colour mirrors (Black's side of each term)."""
+    and their colour mirrors (Black's side of each term); and pawn races, which random games
+    rarely reach (both sides with unstoppable passers, either side to move)."""
     import json
 
     from tests.mpy import run_mpy
 
     boards = random_positions(200, seed=91)
+    boards += [chess.Board(f) for f in ("8/8/8/2p5/k5P1/7P/7K/8 b - - 0 1", "8/8/8/2p5/k5P1/7P/7K/8 w - - 0 1",
+                                        "8/8/8/8/k5P1/7P/7K/8 b - - 0 1", "8/8/8/2p5/k7/7P/6PK/8 w - - 0 1")]
     fens = [b.fen() for b in boards] + [b.mirror().fen() for b in boards]
     expected = [ev(f) for f in fens]
     code = (
