@@ -78,6 +78,8 @@ _T_KING_ATTACK_UNITS = const(56)  # 7 entries, by kind
 _T_KING_ATTACK_PENALTY = const(63)  # 17 entries, by units
 _T_SIZE = const(80)
 _TERMS = array("H", bytes(2 * _T_SIZE))
+
+
 def pack_terms(T=None):
     """Copy the evaluation's tunables from tunables.py (or the module T a tuner changed; init()
     drops tunables.py from sys.modules, so a later import is a fresh copy) into _TERMS.
@@ -88,7 +90,6 @@ def pack_terms(T=None):
     terms.pack(_TERMS, T)
     del terms
     _forget("terms")
-
 
 
 # Per-file pawn rank masks, index file + 1 (0 and 9 stay empty so f-1 and f+1 always exist):

@@ -180,7 +180,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                 gain = gain >> 5
                 # A knight, bishop, rook or queen moved where an enemy pawn takes it goes down
                 # the order by half its value, one moved out of an enemy pawn's reach up by as
-                # much: the threats a 1,000-node search's history has not seen yet (+15 Elo,
+                # much: the threats a 1,000-node search's history has not seen yet (+12 Elo,
                 # docs/benchmarks.md, session 20). The enemy pawns that would attack a square
                 # stand on it + d and + d + 2: d = 15 for a white mover, -17 for a black one.
                 kind = piece & 7
@@ -256,7 +256,6 @@ class Result:
         self.nodes = nodes
         self.time_ms = time_ms
         self.mate_in = mate_in
-
 
 
 def mate_in_moves(score):

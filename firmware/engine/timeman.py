@@ -53,7 +53,6 @@ class Limits:
         self.mate = mate
 
 
-
 def budget(limits, stm):
     """(soft_ms, hard_ms) for side `stm` (0 White, 8 Black); (0, 0) = no time limit."""
     if limits.infinite:
