@@ -34,7 +34,7 @@ mates at the horizon are seen. Numbers live in tunables.py.
 """
 from array import array
 
-from firmware.compat import const, fill_heap_holes, micropython, ptr8, ptr16, ptr32, stack_use, ticks_diff, ticks_ms
+from firmware.compat import const, fill_heap_holes, micropython, ptr8, ptr16, ptr32, stack_use, ticks_diff
 from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
     ASPIRATION,
     DELTA_MARGIN,
@@ -52,12 +52,10 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     RFP_MARGIN,
     RFP_MAX_DEPTH,
 )
-from firmware.engine.evaluate import _terms, evaluate
-from firmware.engine.evaluate import init as _init_eval
+from firmware.engine.evaluate import _forget, _terms, evaluate
 from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F401  (Limits is part of this API)
 from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS
 from firmware.engine.see import see
-from firmware.engine.tt import TranspositionTable
 from firmware.engine.position import PST_EG, PST_MG
 from firmware.engine.zobrist import PIECE_BASE, TABLE_SIZE
 
@@ -277,71 +275,15 @@ class Searcher:
     (0 = unknown; see docs/engine.md, "Machine code and the C stack")."""
 
     def __init__(self, tt_entries=4096, poll_nodes=256, clock_ms=None, seed=0, move_stack=MOVE_STACK, stack_bytes=0):
-        if not isinstance(poll_nodes, int) or poll_nodes < 1:
-            raise SearchError("poll_nodes must be a positive int, got %r" % (poll_nodes,))
-        _init_eval()
-        self.tt = TranspositionTable(tt_entries)
-        self.poll_nodes = poll_nodes
-        self.clock_ms = clock_ms if clock_ms is not None else ticks_ms
-        self.seed = seed
-        self.noise_cp = 0
-        self.noise_seed = 0
-        if not isinstance(move_stack, int) or move_stack < 512 or move_stack > 0xFFFF:
-            raise SearchError("move_stack must be an int from 512 to 65535, got %r" % (move_stack,))
-        self.move_stack = move_stack
-        self.moves = array("i", bytes(4 * move_stack))
-        self.mscore = array("i", bytes(4 * move_stack))
-        self.sp = 0
-        self.killers = array("i", bytes(4 * 2 * MAX_PLY))
-        self.qstack = array("H", bytes(2 * _Q_CELLS * _Q_LEVELS))  # _qsearch's plies
-        self.evals = array("h", bytes(2 * MAX_PLY))  # static evaluation by ply (-_INF: in check)
-        self.history = array("h", bytes(2 * TABLE_SIZE))  # by piece and to-square, as zobrist.py indexes
-        # Triangular PV table: row `ply` (the line from that ply on) holds _PV_PLY - ply moves
-        # and starts at ply * _PV_PLY - ply * (ply - 1) / 2 (0.8 KB where a square one takes 1.6).
-        self.pv = array("i", bytes(4 * (_PV_PLY * (_PV_PLY + 1) // 2)))
-        self.pv_len = bytearray(_PV_PLY + 1)
-        self.root_moves = array("i", bytes(4 * _MAX_MOVES))
-        self.root_nodes = array("i", bytes(4 * _MAX_MOVES))
-        self.root_count = 0
-        self.root_best = 0
-        self.root_best_score = 0
-        self.evade = bytearray(128)  # scratch for _filter_evasions, all zero between calls
-        self.info = Info(self)
-        self.pos = None
-        self.max_ply = MAX_PLY - 1
-        # Deepest ply the C stack allows: lowered (for the Searcher's life) when a search ran
-        # out of stack; see _out_of_stack.
-        self.stack_ply = MAX_PLY - 1
-        self.stack_retry = False
-        # The board's C stack size (0: unknown). When a poll finds less than STACK_RESERVE
-        # of it left, the poll function is not called (its own calls could overflow it in
-        # the middle of the controller's work) and the ply limit comes down to there.
-        if not isinstance(stack_bytes, int) or stack_bytes < 0 or 0 < stack_bytes <= STACK_RESERVE:
-            raise SearchError("stack_bytes must be 0 or an int above %d, got %r" % (STACK_RESERVE, stack_bytes))
-        self.stack_limit = stack_bytes - STACK_RESERVE if stack_bytes else 0
-        self.root_ply = 0
-        self.poll = None
-        self.nodes = 0
-        self.next_check = 0
-        self.node_limit = 0
-        self.stopped = False
-        self.pondering = False
-        self.waiting = False  # True while a finished ponder/infinite search waits for stop
-        self.limits = None
-        # A mate search ("go mate N", the mate levels) must be exhaustive: forward pruning
-        # (reverse futility, null move, futility, late-move pruning) drops quiet checks near
-        # the leaves, which an ordinary search finds one iteration later but a mate search
-        # bounded at 2N plies would miss for good.
-        self.exhaustive = False
-        self.start_ms = 0
-        self.soft_ms = 0
-        self.hard_ms = 0
-        self.seldepth = 0
-        self.best_move = 0
-        self.ponder_move = 0
-        self.best_score = 0
-        self.done_depth = 0
-        self.fillers = None  # what holds the heap's holes filled during a search (iterate)
+        # The arguments' checks and the tables' allocation live in search_setup.py, loaded
+        # for this call and dropped after it: it runs once, so its code does not stay in a
+        # board's heap (the sizes below are this module's private constants)
+        from firmware.engine import search_setup
+
+        search_setup.setup(self, tt_entries, poll_nodes, clock_ms, seed, move_stack, stack_bytes,
+                           _Q_CELLS * _Q_LEVELS, _PV_PLY, _MAX_MOVES)
+        del search_setup
+        _forget("search_setup")
 
     # ---- control ------------------------------------------------------------------------
     def stop(self):
