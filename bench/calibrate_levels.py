@@ -70,15 +70,18 @@ from firmware.uci import rated_level  # noqa: E402
 # +12 Elo in self-play at 1,000 nodes, and the pawn race); two matches at a time, nothing else
 # running, from a worktree of the calibrated tree. The 1,000-node anchor is three matches:
 # session 20's 100 games on the same engine and 2 x 50 more (--first-game 100 and 150: the
-# openings repeat, Stockfish's choices differ); the 10,000- and 30,000-node anchors are two
-# halves each (--first-game). The calibrations of 2026-11-27 (session 18, signature 23335;
+# openings repeat, Stockfish's choices differ); the 10,000-, 30,000- and 100,000-node anchors
+# are two halves each (--first-game), the 3,000-node one 40 games and 2 x 20 more (games 41-80),
+# both played after the first fit (its Elo 2000 was extrapolated to 113,230 nodes and its line
+# leaned on one 40-game 3,000-node anchor). The calibrations of 2026-11-27 (session 18, signature 23335;
 # session 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in
 # docs/benchmarks.md.
 MEASURED = [
     (1000, 0, 1800, 49, 37, 114, "anchor (100 + 2 x 50 games)"),
     (10000, 0, 2000, 12, 31, 57, "anchor (2 x 50 games)"),
     (30000, 0, 2000, 10, 13, 17, "anchor (2 x 20 games)"),
-    (3000, 0, 1800, 10, 6, 24, "anchor"),
+    (3000, 0, 1800, 26, 15, 39, "anchor (40 + 2 x 20 games)"),
+    (100000, 0, 2000, 18, 13, 9, "anchor (2 x 20 games)"),
     (500, 0, 1500, 20, 6, 14, "anchor"),
     (200, 0, 1350, 20, 7, 13, "anchor"),
     (100, 0, 1350, 7, 8, 25, "anchor"),
@@ -101,6 +104,7 @@ PLAN = [
     ("anchor", 500, 1500, 40),
     ("anchor", 100, 1350, 40),
     ("anchor", 30000, 2000, 40),
+    ("anchor", 100000, 2000, 40),  # since session 21: Elo 2000 between anchors, not beyond them
     ("level", 1100, 1350, 40),  # with Elo 1100 set to 140 nodes, noise 100 in levels.py
     ("level", 1100, 1350, 40),  # ... and to 140 nodes, noise 50
     ("level", 1500, 1500, 30),  # checks of the table as calibrated

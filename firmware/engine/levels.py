@@ -110,10 +110,10 @@ _RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
           b"\x00\x13\x00"  # Elo 1400: 190 nodes
           b"\x00\x24\x00"  # Elo 1500: 360 nodes
           b"\x00\x40\x00"  # Elo 1600: 640 nodes
-          b"\x00\x81\x00"  # Elo 1700: 1290 nodes
-          b"\x02\x3e\x00"  # Elo 1800: 5740 nodes
-          b"\x09\xf5\x00"  # Elo 1900: 25490 nodes
-          b"\x2c\x3b\x00")  # Elo 2000: 113230 nodes
+          b"\x00\x7d\x00"  # Elo 1700: 1250 nodes
+          b"\x01\xcf\x00"  # Elo 1800: 4630 nodes
+          b"\x06\xb3\x00"  # Elo 1900: 17150 nodes
+          b"\x18\xcc\x00")  # Elo 2000: 63480 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
