@@ -269,3 +269,28 @@ def test_a_cpython_search_fills_nothing():
     for _ in steps:
         pass
     assert searcher.fillers is None
+
+
+def test_the_searchers_setup_is_dropped_after_building_it_under_micropython():
+    """Searcher.__init__'s work lives in search_setup.py, loaded for the call and dropped, so
+    its code does not stay on a board's heap: after a Searcher is built the module is neither
+    in sys.modules nor on the package; a second Searcher loads it again and gets tables of
+    its own; a bad argument is still refused with SearchError (and drops nothing else)."""
+    out = run_mpy(
+        "import sys\n"
+        "from firmware.engine.search import Searcher, SearchError\n"
+        "a = Searcher(tt_entries=64, move_stack=512)\n"
+        "package = sys.modules['firmware.engine']\n"
+        "print('search_setup' in package.__dict__, 'firmware.engine.search_setup' in sys.modules)\n"
+        "b = Searcher(tt_entries=128, move_stack=600)\n"
+        "print(len(a.moves), len(b.moves), a.history is b.history, len(a.pv), a.nodes, b.exhaustive)\n"
+        "try:\n"
+        "    Searcher(poll_nodes=0)\n"
+        "    print('accepted')\n"
+        "except SearchError as e:\n"
+        "    print('refused')\n"
+    )
+    lines = out.split("\n")
+    assert lines[0] == "False False", out
+    assert lines[1] == "512 600 False 210 0 False", out
+    assert lines[2] == "refused", out
