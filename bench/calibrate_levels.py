@@ -95,10 +95,10 @@ MEASURED = [
 # UCI_Elo, games), in the order played on 2026-11-24 (plus session 7's two anchors, first);
 # session 13 played them in two queues at once, the long anchors split in halves.
 PLAN = [
-    ("anchor", 1000, 1800, 100),
-    ("anchor", 10000, 2000, 60),
+    ("anchor", 1000, 1800, 200),  # 200 games since session 21 (the openings twice): the knee
+    ("anchor", 10000, 2000, 100),
     ("anchor", 200, 1350, 40),
-    ("anchor", 3000, 1800, 40),
+    ("anchor", 3000, 1800, 80),
     ("level", 1000, 1350, 40),
     ("level", 1100, 1350, 40),
     ("anchor", 500, 1500, 40),
