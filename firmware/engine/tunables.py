@@ -82,7 +82,7 @@ NULL_MIN_DEPTH = const(2)
 NULL_R = const(2)  # + depth // 6
 NULL_EXTRA_MARGIN = const(200)  # one more ply of null-move reduction this far above beta
 RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
-RFP_MARGIN = const(110)  # per depth
+RFP_MARGIN = const(90)  # per depth
 RAZOR_MARGIN = const(300)  # per depth (1-2): static + this <= alpha drops into quiescence
 FUTILITY_MARGIN = (0, 130, 260)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
 LMP_COUNT = (0, 5, 9, 14)  # late quiet moves skipped at depth 1-3 beyond this many
