@@ -84,7 +84,7 @@ NULL_EXTRA_MARGIN = const(200)  # one more ply of null-move reduction this far a
 RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
 RFP_MARGIN = const(90)  # per depth
 RAZOR_MARGIN = const(300)  # per depth (1-2): static + this <= alpha drops into quiescence
-FUTILITY_MARGIN = (0, 130, 260)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
+FUTILITY_MARGIN = (0, 100, 200)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
 LMP_COUNT = (0, 5, 9, 14)  # late quiet moves skipped at depth 1-3 beyond this many
 LMR_MIN_DEPTH = const(3)
 LMR_FIRST = const(3)  # moves searched before reductions start
