@@ -178,10 +178,13 @@ def test_unfinished_rewrite_is_finished_or_dropped():
     j.start_game(Settings().to_bytes())
     j.record_move(MOVES[0])
     ops_before = len(flash.ops)
-    j.start_game(Settings().to_bytes())  # archive + truncate .new, write .new, remove, rename
+    j.start_game(Settings().to_bytes())  # archive + truncate .new, write .new (record by record), remove, rename
     rewrite = flash.ops[ops_before:]
     kinds = [op[0] for op in rewrite]
-    assert kinds[-4:] == ["truncate", "write", "remove", "rename"]
+    last_truncate = len(kinds) - 1 - kinds[::-1].index("truncate")
+    writes = kinds[last_truncate + 1:-2]
+    assert kinds[-2:] == ["remove", "rename"]
+    assert len(writes) >= 3 and set(writes) == {"write"}  # header, settings, the new game's start
     after_remove = FakeFlash.replay(flash.ops, len(flash.ops) - 1)
     assert "game.jnl" not in after_remove.files and "game.jnl.new" in after_remove.files
     saved = journal(after_remove).load()
@@ -294,3 +297,49 @@ def test_flash_files_ask_stat_for_existence_not_open(tmp_path):
     files = FlashFiles(str(tmp_path), counting_open, NoStat())
     assert files.exists(files.name("game.jnl")) and not files.exists(files.name("online.keep"))
     assert len(opened) == 2
+
+
+def test_a_full_archive_is_rewritten_a_record_at_a_time():
+    """A new game when the archive holds max_games games: no read or write of the whole
+    archive (on a fragmented board heap one block of its size may not exist), one record's
+    bytes at a time, and the same archive as before."""
+    flash = FakeFlash()
+    j = journal(flash, max_games=10)
+    j.start_game(Settings().to_bytes())
+    for n in range(11):
+        for m in MOVES[: 14 + n]:
+            j.record_move(m)
+        j.record_end("1-0", 8)
+        j.start_game(None)
+    sizes = []
+
+    def watched_open(name, mode="r"):
+        f = flash.open(name, mode)
+        read, write = f.read, f.write
+
+        def watched_read(n=-1):
+            data = read(n)
+            sizes.append(("read", name, len(data)))
+            return data
+
+        def watched_write(data):
+            sizes.append(("write", name, len(data)))
+            return write(data)
+
+        f.read, f.write = watched_read, watched_write
+        return f
+
+    j = Journal("", open_fn=watched_open, fs=flash, max_games=10)
+    j.load()
+    for m in MOVES:
+        j.record_move(m)
+    j.record_end("0-1", 8)
+    del sizes[:]
+    j.start_game(None)
+    archive_size = len(flash.files["games.jnl"])
+    one_game = 5 + 2 * len(MOVES) + 6  # the payload, the record's magic, type, length and check
+    assert any(kind == "write" and name == "games.jnl.new" for kind, name, _ in sizes)  # it was rewritten
+    assert max(size for _, _, size in sizes) <= one_game < archive_size // 5
+    games = journal(flash, max_games=10).games()
+    assert [len(g.moves) for g in games] == [14 + n for n in range(2, 11)] + [len(MOVES)]
+    assert games[-1].result == "0-1"

@@ -3,7 +3,8 @@
     files = FlashFiles(path, open_fn=open, fs=os)   # storage injected: tests cut the power
     files.name("game.jnl")            # the file's full name under `path`
     files.append(name, data)          # append records (each record checks itself)
-    files.rewrite(name, data)         # replace the whole file atomically
+    files.rewrite(name, data)         # replace the whole file atomically (bytes, or an
+                                      # iterable of byte chunks: no one big block needed)
     files.recover_rewrite(name)       # on load: finish or drop an interrupted rewrite
 
 A rewrite writes `<name>.new` completely and closes it, removes the old file, then renames
@@ -55,11 +56,17 @@ class FlashFiles:
             f.close()
 
     def rewrite(self, name, data):
-        """Replace file `name` by `data` atomically (write-new-then-rename)."""
+        """Replace file `name` by `data` atomically (write-new-then-rename). `data` is bytes
+        or an iterable of byte chunks, written one by one: a long game or a full archive
+        then never needs one contiguous block of its size on a fragmented heap."""
         tmp = name + ".new"
         f = self.open(tmp, "wb")
         try:
-            f.write(data)
+            if isinstance(data, (bytes, bytearray)):
+                f.write(data)
+            else:
+                for chunk in data:
+                    f.write(chunk)
         finally:
             f.close()
         if self.exists(name):

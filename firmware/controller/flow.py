@@ -204,8 +204,11 @@ class Controller:
 
     def new_game(self, now_ms, start_fen=None, swap_sides=False):
         """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN.
-        features/actions.py."""
-        return self._act("new_game", now_ms, start_fen, swap_sides)
+        features/new_game.py, loaded for it and released after."""
+        try:
+            return load("new_game").new_game(self, now_ms, start_fen, swap_sides)
+        finally:
+            drop("new_game")
 
     # ---- board events -------------------------------------------------------------------
     def on_event(self, cell, kind):
@@ -592,7 +595,10 @@ class Controller:
         return limits
 
     def leave_trainer(self, now_ms):
-        """Normal play again (the caller starts the next game): features/actions.py."""
+        """Normal play again (the caller starts the next game): features/actions.py, loaded
+        only when there is a trainer to leave (before every new game)."""
+        if self.trainer is None and not self.settings.trainer:
+            return None
         return self._act("leave_trainer", now_ms)
 
     def stats_call(self, name, *args):

@@ -1,6 +1,6 @@
 """The controller's rare actions, loaded on the button press and released after
 (controller/flow.py, Controller._act): take back, verify the board, claim a draw, the
-two-player toggle, new game, the level and options menus' buttons, the hint, the game's
+two-player toggle, the level and options menus' buttons, the hint, the game's
 end and its statistics, the trainer's start and end, and resuming the journal's game at
 boot. Each takes the Controller as `self` (the code was its methods).
 """
@@ -157,30 +157,6 @@ def toggle_two_player(self, now_ms):
     self.dirty = True
 
 
-def new_game(self, now_ms, start_fen=None, swap_sides=False):
-    """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN."""
-    self.game.new(start_fen)
-    self._abort_search()
-    if swap_sides and self.settings.computer_side != NOBODY:
-        self.settings.computer_side ^= 8
-    self._journal("start_game", self.settings.to_bytes(), start_fen)
-    self.paused = False
-    self.ponder_move = 0
-    self.score_cp = None
-    self.mate_in = None
-    self.bad_searches = 0
-    self.resign_declined = False
-    self.menu = _ui.MENU_NONE
-    self.clock_key = -1  # restart the clocks
-    self.counted = -1
-    self.pv_text = ""
-    for i in range(8):
-        self.reappear[i] = 0
-    self._clear_overlays()
-    self.ui.beep("confirm")
-    self._enter_play(now_ms)
-
-
 def menu_button(self, name, kind, now_ms):
     """Handle a press while a menu is open; False lets the press act normally."""
     s = self.settings
@@ -218,7 +194,7 @@ def close_menu(self, now_ms):
             trainer_begin(self, now_ms)
         elif not want and t is not None:
             self.trainer = None
-            new_game(self, now_ms)
+            self.new_game(now_ms)
         self._want_touch()
         self.tidy()
 
@@ -402,7 +378,7 @@ def on_button(self, name, kind, now_ms):
             self.game.resign(self.settings.computer_side & 8)
             self._journal("record_end", self.game.result, self.game.reason)
             count_end(self)
-            new_game(self, now_ms)
+            self.new_game(now_ms)
         else:
             self.resign_declined = True
             self._show_computer_move(self.shown_move, now_ms)
@@ -414,7 +390,7 @@ def on_button(self, name, kind, now_ms):
         if self.trainer is not None:
             self.trainer.start(self, now_ms, kind == _LONG)
         else:
-            new_game(self, now_ms, swap_sides=kind == _LONG)
+            self.new_game(now_ms, swap_sides=kind == _LONG)
     elif name == "level":
         self.menu = _ui.MENU_OPTIONS if kind == _LONG else _ui.MENU_LEVEL
         self.menu_index = 0

@@ -181,68 +181,106 @@ def load(self):
 
 
 def game_record(self, state):
+    """The archive's record of `state`: its payload filled in place (not grown a move at a
+    time, which leaves a trail of ever longer copies on the heap)."""
     fen_bytes = b"" if state.start_fen == START_FEN else state.start_fen.encode()
-    payload = bytes((state.game_id >> 8, state.game_id & 0xFF, RESULTS.index(state.result),
-                     state.reason, len(fen_bytes))) + fen_bytes
+    n = len(fen_bytes)
+    payload = bytearray(5 + n + 2 * len(state.moves))
+    payload[0] = state.game_id >> 8
+    payload[1] = state.game_id & 0xFF
+    payload[2] = RESULTS.index(state.result)
+    payload[3] = state.reason
+    payload[4] = n
+    payload[5:5 + n] = fen_bytes
+    i = 5 + n
     for m in state.moves:
-        payload += encode_move(m)
+        payload[i:i + 2] = encode_move(m)
+        i += 2
     return encode_record(T_GAME, payload)
 
 
+def _archive_records(f, unclean):
+    """Yield (game_id, payload) for the valid game records of the open archive `f`, oldest
+    first. A record of another kind is skipped and a torn tail ends the file: either sets
+    unclean[0] (the file then holds more than its good records)."""
+    try:
+        for rtype, payload in read_records(f):
+            if rtype == T_GAME and len(payload) >= 5:
+                yield payload[0] << 8 | payload[1], payload
+            else:
+                unclean[0] = 1
+    except _BadTail:
+        unclean[0] = 1
+
+
 def read_archive(self):
-    """[(game_id, raw record bytes, payload)] of the archive's valid records."""
+    """[(game_id, payload)] of the archive's valid game records, oldest first."""
     out = []
     try:
         f = self._open(self._name(ARCHIVE_FILE), "rb")
     except OSError:
         return out
     try:
-        for rtype, payload in read_records(f):
-            if rtype == T_GAME and len(payload) >= 5:
-                out.append((payload[0] << 8 | payload[1], encode_record(T_GAME, payload), payload))
-    except _BadTail:
-        pass
+        for record in _archive_records(f, bytearray(1)):
+            out.append(record)
     finally:
         f.close()
     return out
 
 
-def archive(self, state):
-    records = read_archive(self)
-    if records and records[-1][0] == state.game_id:
-        return  # already there (a cut fell between archiving and starting the next game)
-    new = game_record(self, state)
-    name = self._name(ARCHIVE_FILE)
-    if len(records) >= self.max_games or not archive_clean(self, records):
-        keep = records[len(records) - self.max_games + 1:] if self.max_games > 1 else []
-        data = b""
-        for r in keep:
-            data += r[1]
-        self._rewrite(name, data + new)
-    else:
-        self._append(name, new)
-
-
-def archive_clean(self, records):
-    """True when the archive file holds exactly `records` (no torn tail to append after)."""
-    size = 0
-    for r in records:
-        size += len(r[1])
+def _scan_archive(self):
+    """(number of valid game records, the last one's game id or -1, whether the file holds
+    exactly them): one pass, one record in memory at a time."""
+    count = 0
+    last_id = -1
+    unclean = bytearray(1)
     try:
         f = self._open(self._name(ARCHIVE_FILE), "rb")
     except OSError:
-        return True
+        return 0, -1, True
     try:
-        data = f.read()
+        for game_id, _ in _archive_records(f, unclean):
+            count += 1
+            last_id = game_id
     finally:
         f.close()
-    return len(data) == size
+    return count, last_id, not unclean[0]
+
+
+def _kept_records(self, skip, new):
+    """The archive's valid game records after the first `skip`, then the record `new`: the
+    chunks of a rewrite, read one record at a time."""
+    f = self._open(self._name(ARCHIVE_FILE), "rb")
+    try:
+        for _, payload in _archive_records(f, bytearray(1)):
+            if skip:
+                skip -= 1
+            else:
+                yield encode_record(T_GAME, payload)
+    finally:
+        f.close()
+    yield new
+
+
+def archive(self, state):
+    """Add the game `state` to the archive, which keeps the last `max_games`. Streams: the
+    archive is never in memory as a whole (a full one is ~10 x 600 bytes of long games)."""
+    count, last_id, clean = _scan_archive(self)
+    if count and last_id == state.game_id:
+        return  # already there (a cut fell between archiving and starting the next game)
+    new = game_record(self, state)
+    name = self._name(ARCHIVE_FILE)
+    if count >= self.max_games or not clean:
+        skip = count - self.max_games + 1 if self.max_games > 1 else count
+        self._rewrite(name, _kept_records(self, max(skip, 0), new) if count else (new,))
+    else:
+        self._append(name, new)
 
 
 def games(self):
     """The archived games, oldest first, as ArchivedGame objects (moves validated)."""
     out = []
-    for game_id, _, payload in read_archive(self):
+    for game_id, payload in read_archive(self):
         n = payload[4]
         fen_text = str(payload[5:5 + n], "ascii") if n else START_FEN
         try:
@@ -263,24 +301,30 @@ def games(self):
     return out
 
 
-def game_bytes(self, state):
-    out = encode_record(T_HEADER, _FORMAT)
+def game_chunks(self, state):
+    """The records of game.jnl for `state`, one by one (for FlashFiles.rewrite: a long game is
+    never one block of its size)."""
+    yield encode_record(T_HEADER, _FORMAT)
     if state.settings is not None:
-        out += encode_record(T_SETTINGS, state.settings)
+        yield encode_record(T_SETTINGS, state.settings)
     if state.found:
         fen_bytes = b"" if state.start_fen == START_FEN else state.start_fen.encode()
-        out += encode_record(T_NEW, bytes((state.game_id >> 8, state.game_id & 0xFF)) + fen_bytes)
+        yield encode_record(T_NEW, bytes((state.game_id >> 8, state.game_id & 0xFF)) + fen_bytes)
         for m in state.moves:
-            out += encode_record(T_MOVE, encode_move(m))
+            yield encode_record(T_MOVE, encode_move(m))
         if state.clock is not None:
-            out += encode_record(T_CLOCK, state.clock)
+            yield encode_record(T_CLOCK, state.clock)
         if state.result != "*":
-            out += encode_record(T_END, bytes((RESULTS.index(state.result), state.reason)))
-    return out
+            yield encode_record(T_END, bytes((RESULTS.index(state.result), state.reason)))
+
+
+def game_bytes(self, state):
+    """game.jnl's content for `state` as one bytes object."""
+    return b"".join(game_chunks(self, state))
 
 
 def compact_game(self):
-    self._rewrite(self._name(GAME_FILE), game_bytes(self, self._state))
+    self._rewrite(self._name(GAME_FILE), game_chunks(self, self._state))
 
 
 def start_game(self, settings_bytes, start_fen=None):
@@ -295,6 +339,6 @@ def start_game(self, settings_bytes, start_fen=None):
     state.start_fen = start_fen if start_fen else START_FEN
     state.found = True
     state.game_id = (old.game_id + 1) & 0xFFFF
-    self._rewrite(self._name(GAME_FILE), game_bytes(self, state))
+    self._rewrite(self._name(GAME_FILE), game_chunks(self, state))
     self._state = state
     self.game_id = state.game_id
