@@ -81,6 +81,8 @@ _PV_MOVES = const(4)  # moves of the principal variation on the display
 _PRESET_KEY = const(100)  # clock source keys: 100 + preset, 1 + level index for clock levels
 _LONG = const(2)  # io.buttons.LONG
 _T_SETUP = const(1)  # features.trainer state
+_GAME_END = ("game_over", "count_end", "uncount", "stats_call", "stats_lines")  # in features/game_end.py
+
 
 class Outcome:
     """A search's answer as the controller needs it (the App fills it)."""
@@ -98,7 +100,7 @@ class Controller:
     def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None):
         """`computer` (computer.Computer) supplies the level table; None: one plain level.
         The statistics live beside the journal (none without one)."""
-        self._acting = 0  # nesting depth of _act (the actions module stays loaded until 0)
+        self._acting = bytearray(2)  # nesting depths of _act in actions, game_end (loaded until 0)
         self._act("init", game, sync, settings, occupancy, ui, journal, computer, log)
 
     # ---- helpers --------------------------------------------------------------------------
@@ -191,16 +193,20 @@ class Controller:
             self._journal("start_game", self.settings.to_bytes(), start_fen)
 
     def _act(self, name, *args):
-        """Run a rare action of features/actions.py (take back, verify, draw claim, two-player
-        toggle, new game, the menus' buttons, resuming at boot): loaded for it and released
-        after (~50 ms on the chip)."""
-        self._acting += 1
+        """Run a rare action: the game's end and the statistics (_GAME_END) in
+        features/game_end.py, the others (take back, verify, draw claim, two-player toggle,
+        the menus' buttons, resuming at boot) in features/actions.py: loaded for it and
+        released after (~50 ms on the chip)."""
+        which = 1 if name in _GAME_END else 0
+        module = "game_end" if which else "actions"
+        depth = self._acting
+        depth[which] += 1
         try:
-            return getattr(load("actions"), name)(self, *args)
+            return getattr(load(module), name)(self, *args)
         finally:
-            self._acting -= 1
-            if not self._acting:  # an action calling another keeps the module until it returns
-                drop("actions")
+            depth[which] -= 1
+            if not depth[which]:  # an action calling another keeps the module until it returns
+                drop(module)
 
     def new_game(self, now_ms, start_fen=None, swap_sides=False):
         """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN.
@@ -391,7 +397,7 @@ class Controller:
             self.phase = THINKING  # computer against itself (not a normal mode)
 
     def _game_over(self, now_ms):
-        """The game has ended: show it, count it (features/actions.py)."""
+        """The game has ended: show it, count it (features/game_end.py)."""
         return self._act("game_over", now_ms)
 
     # ---- take back --------------------------------------------------------------------------
@@ -604,11 +610,11 @@ class Controller:
     def stats_call(self, name, *args):
         """Call Stats.`name` (features/stats.py) on the statistics file beside the journal,
         loaded for this call and released after. Returns its result; None without statistics
-        (a failing flash turns them off for good: the game goes on). features/actions.py."""
+        (a failing flash turns them off for good: the game goes on). features/game_end.py."""
         return self._act("stats_call", name, *args)
 
     def stats_lines(self):
-        """The statistics as display lines (features/actions.py)."""
+        """The statistics as display lines (features/game_end.py)."""
         return self._act("stats_lines")
 
     # ---- evaluation display -------------------------------------------------------------------

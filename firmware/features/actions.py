@@ -1,7 +1,7 @@
 """The controller's rare actions, loaded on the button press and released after
 (controller/flow.py, Controller._act): take back, verify the board, claim a draw, the
-two-player toggle, the level and options menus' buttons, the hint, the game's
-end and its statistics, the trainer's start and end, and resuming the journal's game at
+two-player toggle, the level and options menus' buttons, the hint, the trainer's
+start and end, and resuming the journal's game at
 boot. Each takes the Controller as `self` (the code was its methods).
 """
 from firmware.compat import const, ticks_add
@@ -18,18 +18,12 @@ _MENU_MS = const(6000)  # flow._MENU_MS
 _LONG = const(2)  # io.buttons.LONG
 _PROMOTE_MS = const(5000)  # flow._PROMOTE_MS
 _PROMO_CYCLE = b"\x05\x04\x03\x02"  # queen, rook, bishop, knight
-_T_RUN = const(2)  # features.trainer states
-_T_DONE = const(3)
-_WIN = const(0)  # features.stats outcomes
-_DRAW = const(1)
-_LOSS = const(2)
 
 PLAYER = _ui.PLAYER
 THINKING = _ui.THINKING
 SHOWING = _ui.SHOWING
 PROMOTE = _ui.PROMOTE
 OFFER = _ui.OFFER
-OVER = _ui.OVER
 
 
 def boot(self, saved, now_ms, start_fen=None):
@@ -99,7 +93,7 @@ def takeback(self, now_ms, physical=False):
     move = self.game.last_move()
     captured = pos.captured_at(pos.ply - 1)
     if self.game.over:
-        uncount(self)
+        self._act("uncount")
     if self.clock is not None:
         self.clock.undo(pos.stm ^ 8)
     self.game.pop()
@@ -137,7 +131,7 @@ def claim_draw(self, now_ms):
         self.ui.beep("error")
         return
     self.game.finish(RESULT_DRAW, reason)
-    game_over(self, now_ms)
+    self._game_over(now_ms)
 
 
 def toggle_two_player(self, now_ms):
@@ -199,17 +193,6 @@ def close_menu(self, now_ms):
         self.tidy()
 
 
-def game_over(self, now_ms):
-    self._journal("record_end", self.game.result, self.game.reason)
-    count_end(self)
-    self._abort_search()
-    self.pv_text = ""
-    self.phase = OVER
-    self.ponder_move = 0
-    self._clear_overlays()
-    self.ui.beep("game_over")
-
-
 def hint(self, now_ms):
     if self.phase != PLAYER or self.game.over:
         self.ui.beep("error")
@@ -236,65 +219,6 @@ def leave_trainer(self, now_ms):
     if self.settings.trainer:
         self.settings.trainer = 0
         self._journal("record_settings", self.settings.to_bytes())
-
-
-def stats_call(self, name, *args):
-    """Call Stats.`name` (features/stats.py) on the statistics file beside the journal,
-    loaded for this call and released after. Returns its result; None without statistics
-    (a failing flash turns them off for good: the game goes on)."""
-    j = self.journal
-    if j is None or not self.stats_ok:
-        return None
-    try:
-        st = load("stats").Stats(j.path, j.open_fn, j.fs, len(self.level_names), len(SETS))
-        st.load()
-        return getattr(st, name)(*args)
-    except OSError as exc:
-        self.stats_ok = False
-        if self.log:
-            self.log("statistics disabled: %s" % (exc,))
-    finally:
-        self.tidy()
-
-
-def stats_lines(self):
-    lines = stats_call(self, "lines", self.level_names, SETS)
-    return ["no statistics"] if lines is None else lines
-
-
-def count_end(self):
-    """The game ended: count it (trainer result, or a game against the computer)."""
-    t = self.trainer
-    if t is not None:
-        if t.state == _T_RUN:
-            t.count(self)
-        return
-    if self.online is not None:
-        return
-    side = self.settings.computer_side
-    if side == NOBODY or self.counted >= 0:
-        return
-    result = self.game.result
-    if result == RESULT_DRAW:
-        outcome = _DRAW
-    elif (result == "1-0") == (side == 8):
-        outcome = _WIN
-    else:
-        outcome = _LOSS
-    self.counted = outcome
-    self.counted_level = self.settings.level
-    stats_call(self, "record_game", self.settings.level, outcome)
-
-
-def uncount(self):
-    """A finished game was taken back: it is not over after all."""
-    if self.counted >= 0:
-        stats_call(self, "record_game", self.counted_level, self.counted, -1)
-        self.counted = -1
-    t = self.trainer
-    if t is not None and t.state == _T_DONE:
-        t.state = _T_RUN
-        t.outcome = 0
 
 
 def init(self, game, sync, settings, occupancy, ui, journal, computer, log):
@@ -377,7 +301,7 @@ def on_button(self, name, kind, now_ms):
         if name == "new":
             self.game.resign(self.settings.computer_side & 8)
             self._journal("record_end", self.game.result, self.game.reason)
-            count_end(self)
+            self._act("count_end")
             self.new_game(now_ms)
         else:
             self.resign_declined = True
