@@ -1,6 +1,6 @@
 """Features on demand (firmware/features/): under the MicroPython unix port, entering and
 leaving each feature (options menu, statistics, console commands with PGN, touch-move, a chess
-clock, the mate trainer) returns the heap to its baseline within a small slack, and the
+clock, the mate trainer, a game's end and a new game) returns the heap to its baseline within a small slack, and the
 feature's modules are gone from sys.modules after leaving. The resident modules never import
 a feature module at their top level (that would keep it loaded)."""
 import ast
@@ -73,6 +73,14 @@ def trainer():
     c.on_button("ok", 1, T[0])
     run(200)
 
+def game_end():
+    c.game.resign(0)  # White resigns: the end shown and counted (features/game_end.py, stats)
+    c._game_over(T[0])
+    run(50)
+    assert c.phase == 4 and sum(c.stats_call("games", c.settings.level)) > 0  # OVER, counted
+    c.new_game(T[0])  # features/new_game.py and the journal's rare side
+    run(100)
+
 def _scrub(depth):
     # Overwrite the C stack below us with harmless frames first: the collector scans the C
     # stack conservatively, and a stale pointer left there by an earlier, deeper call (e.g.
@@ -88,7 +96,7 @@ def heap():
     return gc.mem_free()
 
 for name, fn in (("options", options), ("stats", stats), ("console", console), ("touch", touch),
-                 ("clock", clock), ("trainer", trainer)):
+                 ("clock", clock), ("trainer", trainer), ("game_end", game_end)):
     fn()  # the first time interns the feature's names (qstrs stay for good)
     run(100)
     base = heap()
@@ -113,7 +121,7 @@ def test_features_release_their_memory_under_micropython(tmp_path):
         if line.startswith("feature "):
             _, name, kept, mods = line.split()
             seen[name] = (int(kept), mods)
-    assert sorted(seen) == ["clock", "console", "options", "stats", "touch", "trainer"], out
+    assert sorted(seen) == ["clock", "console", "game_end", "options", "stats", "touch", "trainer"], out
     for name, (kept, mods) in seen.items():
         assert mods == "-", (name, mods)  # nothing of the features stays loaded
         assert kept <= SLACK, (name, kept)
