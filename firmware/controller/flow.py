@@ -81,7 +81,7 @@ _PV_MOVES = const(4)  # moves of the principal variation on the display
 _PRESET_KEY = const(100)  # clock source keys: 100 + preset, 1 + level index for clock levels
 _LONG = const(2)  # io.buttons.LONG
 _T_SETUP = const(1)  # features.trainer state
-_GAME_END = ("game_over", "count_end", "uncount", "stats_call", "stats_lines")  # in features/game_end.py
+_GAME_END = ("game_over", "count_end", "uncount", "stats_call")  # in features/game_end.py
 
 
 class Outcome:
@@ -100,7 +100,7 @@ class Controller:
     def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None):
         """`computer` (computer.Computer) supplies the level table; None: one plain level.
         The statistics live beside the journal (none without one)."""
-        self._acting = bytearray(2)  # nesting depths of _act in actions, game_end (loaded until 0)
+        self._acting = 0  # nesting depth of _act (its modules stay loaded until 0)
         self._act("init", game, sync, settings, occupancy, ui, journal, computer, log)
 
     # ---- helpers --------------------------------------------------------------------------
@@ -196,17 +196,15 @@ class Controller:
         """Run a rare action: the game's end and the statistics (_GAME_END) in
         features/game_end.py, the others (take back, verify, draw claim, two-player toggle,
         the menus' buttons, resuming at boot) in features/actions.py: loaded for it and
-        released after (~50 ms on the chip)."""
-        which = 1 if name in _GAME_END else 0
-        module = "game_end" if which else "actions"
-        depth = self._acting
-        depth[which] += 1
+        released after the outermost call (~50 ms on the chip)."""
+        self._acting += 1
         try:
-            return getattr(load(module), name)(self, *args)
+            return getattr(load("game_end" if name in _GAME_END else "actions"), name)(self, *args)
         finally:
-            depth[which] -= 1
-            if not depth[which]:  # an action calling another keeps the module until it returns
-                drop(module)
+            self._acting -= 1
+            if not self._acting:  # an action calling another keeps the modules until it returns
+                drop("actions")
+                drop("game_end")
 
     def new_game(self, now_ms, start_fen=None, swap_sides=False):
         """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN.
@@ -612,10 +610,6 @@ class Controller:
         loaded for this call and released after. Returns its result; None without statistics
         (a failing flash turns them off for good: the game goes on). features/game_end.py."""
         return self._act("stats_call", name, *args)
-
-    def stats_lines(self):
-        """The statistics as display lines (features/game_end.py)."""
-        return self._act("stats_lines")
 
     # ---- evaluation display -------------------------------------------------------------------
     def search_info(self, score_cp, mate_in, depth, nodes=0, pv=None):

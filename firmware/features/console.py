@@ -97,7 +97,11 @@ def _settings(app, args, now_ms):
 
 def _stats(app, args, now_ms):
     _no_args(args)
-    for text in app.controller.stats_lines():
+    from firmware.controller.settings import SETS
+
+    c = app.controller
+    lines = c.stats_call("lines", c.level_names, SETS)
+    for text in lines if lines is not None else ["no statistics"]:
         app.write(text)
 
 

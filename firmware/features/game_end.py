@@ -47,11 +47,6 @@ def stats_call(self, name, *args):
         self.tidy()
 
 
-def stats_lines(self):
-    lines = stats_call(self, "lines", self.level_names, SETS)
-    return ["no statistics"] if lines is None else lines
-
-
 def count_end(self):
     """The game ended: count it (trainer result, or a game against the computer)."""
     t = self.trainer

@@ -145,18 +145,10 @@ def restore(c, text, now_ms):
         c.journal_ok = False
         if c.log:
             c.log("journal disabled: %s" % (exc,))
-    c._abort_search()
-    c.paused = False
-    c.ponder_move = 0
-    c.score_cp = None
-    c.mate_in = None
-    c.bad_searches = 0
-    c.resign_declined = False
-    c.counted = -1
-    c.pv_text = ""
-    for i in range(8):
-        c.reappear[i] = 0
-    c._clear_overlays()
+    try:
+        load("new_game").fresh_play(c)
+    finally:
+        drop("new_game")
     c._want_touch()
     c.ui.beep("confirm")
     c._enter_play(now_ms)  # VERIFY: the LEDs guide the pieces to the kept game's position

@@ -88,7 +88,9 @@ def text(c):
 
 def stats_text(c):
     """The statistics page `c.stats_page` (two lines per page)."""
-    lines = c.stats_lines()
+    lines = c.stats_call("lines", c.level_names, SETS)
+    if lines is None:
+        lines = ["no statistics"]
     pages = (len(lines) + 1) // 2
     if not pages:
         return ("Statistics", "none yet", "", "level: next", "")
