@@ -271,8 +271,8 @@ def archive(self, state):
     new = game_record(self, state)
     name = self._name(ARCHIVE_FILE)
     if count >= self.max_games or not clean:
-        skip = count - self.max_games + 1 if self.max_games > 1 else count
-        self._rewrite(name, _kept_records(self, max(skip, 0), new) if count else (new,))
+        skip = max(count - max(self.max_games, 1) + 1, 0)  # the oldest, to keep max_games - 1
+        self._rewrite(name, _kept_records(self, skip, new))
     else:
         self._append(name, new)
 
