@@ -343,3 +343,30 @@ def test_a_full_archive_is_rewritten_a_record_at_a_time():
     games = journal(flash, max_games=10).games()
     assert [len(g.moves) for g in games] == [14 + n for n in range(2, 11)] + [len(MOVES)]
     assert games[-1].result == "0-1"
+
+
+def test_a_full_archive_rewrite_on_micropython_with_its_real_filesystem(tmp_path):
+    """The streamed rewrite (the archive read a record at a time while game.jnl's `.new` and
+    the archive's are written) on the unix port's real files: with room for 2 games, the
+    third and fourth drop the oldest, and the newest comes last."""
+    d = str(tmp_path)
+    out = run_mpy(
+        "from firmware.controller.journal import Journal\n"
+        "from firmware.engine.position import Position\n"
+        "from firmware.engine.notation import parse_uci\n"
+        "j = Journal(%r, max_games=2)\n"
+        "j.load()\n"
+        "j.start_game(None)\n"
+        "for n in range(1, 5):\n"
+        "    pos = Position()\n"
+        "    for t in %r[:n]:\n"
+        "        m = parse_uci(pos, t)\n"
+        "        pos.make(m)\n"
+        "        j.record_move(m)\n"
+        "    j.record_end('1-0', 8)\n"
+        "    j.start_game(None)\n"
+        "print([len(g.moves) for g in Journal(%r, max_games=2).games()])\n" % (d, LINE[:4], d),
+        heapsize="210K",
+    )
+    assert out.strip().split("\n")[-1] == "[3, 4]", out
+    assert sorted(os.listdir(d)) == ["game.jnl", "games.jnl"]
