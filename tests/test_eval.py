@@ -61,6 +61,27 @@ def test_bare_king_mates_are_known_wins_driving_to_the_edge():
     assert ev("8/8/8/3k4/8/8/7Q/4K3 w - - 0 1") > centre  # a queen is worth more
 
 
+def test_bare_king_score_grows_as_the_strong_king_comes_closer():
+    """KQK, the lone king on a8 and the queen on h2 fixed: wherever the strong king stands, a
+    square nearer the lone king (Manhattan distance) scores more. Material and the mop-up
+    only: with the endgame piece-square sum in the score, the tables' king pulled toward the
+    centre as hard as the mop-up pulled it toward the lone king (10 distances overlapped),
+    and a 400-node search let its king stand off."""
+    by_distance = {}
+    for sq in chess.SQUARES:
+        board = chess.Board("k7/8/8/8/8/8/7Q/8 w - - 0 1")
+        if board.piece_at(sq):
+            continue
+        board.set_piece_at(sq, chess.Piece(chess.KING, chess.WHITE))
+        if board.is_valid():
+            distance = chess.square_manhattan_distance(sq, chess.A8)
+            by_distance.setdefault(distance, []).append(ev(board.fen()))
+    distances = sorted(by_distance)
+    assert len(distances) >= 10
+    for near, far in zip(distances, distances[1:]):
+        assert min(by_distance[near]) > max(by_distance[far]), (near, far)
+
+
 def test_kbnk_drives_to_the_bishops_corner():
     # dark-squared bishop (c1): a1 and h8 are the mating corners
     right = ev("7k/8/8/8/8/8/8/2B1KN2 w - - 0 1")

@@ -78,6 +78,13 @@ def test_kbnk_won_from_random_positions(seed):
     _assert_all_won([chess.BISHOP, chess.KNIGHT], seed=300 + seed, count=1, nodes=6000)
 
 
+def test_kqk_won_where_the_strong_king_must_come_all_the_way():
+    """Seed 308's ten KQK play-outs include 2K1Q3/8/8/8/7k/8/8/8 w, which the engine drew by
+    the 50-move rule while the endgame piece-square sum was in the bare-king score: its king
+    stood off, pulled to the centre as hard as toward the lone king (docs/engine.md)."""
+    _assert_all_won([chess.QUEEN], seed=308, count=10, nodes=400)
+
+
 def test_kqk_won_where_reverse_futility_would_cut_the_mate_off():
     """In a known win the mop-up scores differ by less than the reverse futility margin from
     move to move, so a cut there gives up the search for the mate: search.py never cuts at a
