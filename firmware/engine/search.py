@@ -999,8 +999,9 @@ class Searcher:
     def _qsearch(self, alpha: int, beta: int, ply: int, in_check: int) -> int:
         """The quiescence search: stand pat, then captures by MVV-LVA (queen promotions,
         e.p.), delta pruning and a cheap exchange test; all evasions when in check. The
-        transposition table answers first when its entry settles the window (any stored
-        search, depth >= 1, sees more than captures do).
+        transposition table answers first when its entry settles the window, and every node
+        that finishes stores its score there (depth 0): the next iteration searches the same
+        capture lines again, and then the table answers them.
 
         Machine code, and a loop rather than a recursion: a line of captures goes down and
         back up inside one C frame, each ply's state kept in self.qstack (_Q_CELLS cells a
@@ -1029,6 +1030,7 @@ class Searcher:
         data = ptr32(tt.data)
         scores = ptr16(tt.scores)
         mask = int(tt.mask)
+        age = int(tt.age) << 27
         nodes = int(self.nodes)
         next_check = int(self.next_check)
         stopped = int(self.stopped)
@@ -1046,11 +1048,13 @@ class Searcher:
         best = 0
         stand = 0
         v = 0  # the value being returned to the level above
+        done = 0  # 1: the node's score is a search result, to be stored
         mode = _Q_ENTER
         while True:
             if mode == _Q_ENTER:  # a new node: alpha, beta, ply, in_check; its moves from sp on
                 mode = _Q_RETURN
                 start = sp
+                done = 0
                 nodes += 1
                 if nodes >= next_check:
                     self.nodes = nodes
@@ -1095,16 +1099,10 @@ class Searcher:
                     if c[1] and c[9]:
                         # Lazy evaluation: material + piece-square tables only when that is
                         # already far outside the window (the positional terms rarely move a
-                        # score this much).
-                        phase = int(c[2]) + int(c[3]) + int(c[10]) + int(c[11]) + 2 * (int(c[4]) + int(c[12])) + 4 * (
-                            int(c[5]) + int(c[13]))
-                        if phase > 24:
-                            phase = 24
-                        s = int(pos.score_mg) * phase + int(pos.score_eg) * (24 - phase)
-                        if s >= 0:
-                            s = s // 24
-                        else:
-                            s = 0 - (23 - s) // 24  # floor division, as the bytecode's //
+                        # score this much); the middlegame and endgame sums averaged, not
+                        # tapered by the phase: a rough figure is enough 350 cp out, and the
+                        # phase's code made room for the table store below.
+                        s = (int(pos.score_mg) + int(pos.score_eg)) >> 1
                         if int(pos.stm):
                             s = 0 - s
                         if s - lazy >= beta or s + lazy <= alpha:
@@ -1116,6 +1114,7 @@ class Searcher:
                             stand = int(_terms(pos, 0))
                             if stand == _NO_TERMS:
                                 stand = int(evaluate(pos))
+                    done = 1
                     if stand >= beta:
                         v = stand
                         continue
@@ -1187,8 +1186,21 @@ class Searcher:
                 if mode == _Q_RETURN:  # every move tried
                     sp = start
                     v = best
+                    done = 1
                 continue
-            # _Q_RETURN: v is the finished node's score; back to its parent, if any
+            # _Q_RETURN: v is the finished node's score. Stored in the table first (depth 0,
+            # no move) when it is a result: always in the bucket's second slot, the
+            # always-replace one, so the main search's results in the first stay; an upper
+            # bound below beta, a lower one from it (the node's own alpha is not kept, so no
+            # exact scores: an upper bound is true of an exact score too); mates not at all
+            # (they would need the ply adjustment)
+            if done:
+                done = 0
+                if v < MATE_BOUND and v > 0 - MATE_BOUND:
+                    slot = (int(pos.hash_lo) & mask) + 1
+                    keys[slot] = int(pos.hash_hi)
+                    data[slot] = (_LOWER << 19 if v >= beta else _UPPER << 19) | age
+                    scores[slot] = v
             if level == 0:
                 break
             level -= 1
@@ -1219,6 +1231,7 @@ class Searcher:
                     if s >= beta:
                         sp = start
                         v = best
+                        done = 1
                         continue
             mode = _Q_NEXT
         self.nodes = nodes
