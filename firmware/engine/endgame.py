@@ -5,12 +5,14 @@ nothing to say and the normal evaluation applies. It is called only when a side 
 or almost no pieces remain, so the board scans here cost nothing in the middlegame.
 
 - Bare king against mating material (KQK, KRK, KBBK, KBNK, and any extra pieces or pawns):
-  KNOWN_WIN + the material + a mop-up term that drives the lone king to the edge (to the
-  bishop's corner in KBNK) and brings the kings together. The search then finds the mate;
-  the 50-move rule is handled by the search. Material, not the piece-square sum: the
-  tables' endgame king wants the centre, and that pull was as strong as the mop-up's pull
-  toward the lone king (8 cp a step), so a 400-node search let its king stand off and
-  shuffled the queen (tests/test_search_endgames.py).
+  KNOWN_WIN + the endgame material and piece-square sum + a mop-up term that drives the lone
+  king to the edge (to the bishop's corner in KBNK) and brings the kings together. The
+  search then finds the mate; the 50-move rule is handled by the search. With a rook or a
+  queen, material alone instead of the sum: the tables' endgame king wants the centre, and
+  that pull was as strong as the mop-up's pull toward the lone king (8 cp a step), so a
+  400-node search let its king stand off and shuffled the queen
+  (tests/test_search_endgames.py). The minor pieces keep their tables: KBNK needs its
+  pieces' squares, and a pawn beside them its advance.
 - Draws: no mating material on either side (KK, KBK, KNK, KNNK, minor vs minor), and a
   rook's pawn with the wrong-coloured bishop when the defending king reaches the corner.
 """
@@ -69,7 +71,10 @@ def _bare_king(position, strong):
     knights = c[strong | 2]
     bishops = c[strong | 3]
     majors = c[strong | 4] + c[strong | 5]
-    eg = _material(c, strong)
+    if majors:  # material only: see the module's docstring
+        eg = 100 * pawns + 300 * (knights + bishops) + 500 * c[strong | 4] + 900 * c[strong | 5]
+    else:  # minor pieces: their squares matter for the mate (KBNK), pawns must advance
+        eg = position.score_eg if strong == 0 else -position.score_eg
     weak_king = position.kings[strong ^ 8]
     strong_king = position.kings[strong]
     if not majors and not pawns:
@@ -94,10 +99,6 @@ def _bare_king(position, strong):
         return _NONE if strong == 0 else -_NONE  # pawn endings: the normal evaluation
     close = 14 - _manhattan(strong_king, weak_king)
     return KNOWN_WIN + eg + MOPUP_EDGE * CENTRE_DIST[weak_king] + MOPUP_CLOSE * close
-
-
-def _material(c, colour):
-    return 100 * c[colour | 1] + 300 * (c[colour | 2] + c[colour | 3]) + 500 * c[colour | 4] + 900 * c[colour | 5]
 
 
 def _find(position, piece):
