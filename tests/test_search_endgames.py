@@ -83,11 +83,3 @@ def test_kqk_won_where_the_strong_king_must_come_all_the_way():
     the 50-move rule while the endgame piece-square sum was in the bare-king score: its king
     stood off, pulled to the centre as hard as toward the lone king (docs/engine.md)."""
     _assert_all_won([chess.QUEEN], seed=308, count=10, nodes=400)
-
-
-def test_kqk_won_where_reverse_futility_would_cut_the_mate_off():
-    """In a known win the mop-up scores differ by less than the reverse futility margin from
-    move to move, so a cut there gives up the search for the mate: search.py never cuts at a
-    static evaluation of KNOWN_WIN or more. Without that, one of these ten KQK play-outs
-    (8/8/8/8/8/8/5K1Q/2k5 w) runs into the 50-move rule (docs/benchmarks.md, session 22)."""
-    _assert_all_won([chess.QUEEN], seed=300, count=10, nodes=400)

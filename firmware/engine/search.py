@@ -40,7 +40,6 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     DELTA_MARGIN,
     FUTILITY_MARGIN,
     HISTORY_MAX,
-    KNOWN_WIN,
     LAZY_MARGIN,
     LMP_COUNT,
     LMR_FIRST,
@@ -826,13 +825,9 @@ class Searcher:
                         static = s
             if not pvnode and not self.exhaustive:
                 # reverse futility pruning: far above beta with little depth left
-                # (not in a known win, e.g. KQK, whose mop-up scores differ by less than the
-                # margin from move to move: cutting there left a KQK at 400 nodes a move undone
-                # after 50 moves; the mate is found by searching it)
                 margin = RFP_MARGIN * (depth - improving)
                 if depth <= RFP_MAX_DEPTH and static - margin >= beta and -MATE_BOUND < beta < MATE_BOUND:
-                    if static < KNOWN_WIN:
-                        return static
+                    return static
                 # razoring: far below alpha near the leaves, only a capture could help
                 if depth <= 2 and static + RAZOR_MARGIN * depth <= alpha and alpha > -MATE_BOUND:
                     s = self._qsearch(alpha, alpha + 1, ply, False)
