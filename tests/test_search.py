@@ -427,3 +427,21 @@ def test_history_rewards_cutoffs_punishes_the_moves_tried_before_and_stays_bound
         assert max(cells) <= HISTORY_MAX and min(cells) >= -HISTORY_MAX
     cells = list(searcher.history)
     assert max(cells) > 0 and min(cells) < 0  # both the bonus and the malus were applied
+
+
+def test_quiescence_results_are_stored_and_answer_the_next_search():
+    """Every finished quiescence node stores its score (depth 0, no move) in its bucket's
+    always-replace slot, as a lower bound at or above beta, else an upper one; so a second
+    search to the same depth finds the capture lines of the first in the table."""
+    fen_text = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    searcher = Searcher(tt_entries=1 << 14)
+    first = searcher.search(Position(fen_text), Limits(depth=1)).nodes
+    tt = searcher.tt
+    stored = [i for i in range(tt.size) if tt.keys[i] and (tt.data[i] >> 21) & 63 == 0]
+    assert len(stored) > 20
+    assert all(i % 2 == 1 for i in stored)  # never the depth-preferred slot
+    assert all(tt.data[i] & 0x7FFFF == 0 for i in stored)  # no move
+    assert {(tt.data[i] >> 19) & 3 for i in stored} <= {BOUND_LOWER, 1}  # lower or upper bounds
+    assert all(-MATE_BOUND < tt.scores[i] < MATE_BOUND for i in stored)
+    second = searcher.search(Position(fen_text), Limits(depth=1)).nodes
+    assert second < first
