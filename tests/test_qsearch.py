@@ -22,6 +22,18 @@ _EXACT, _LOWER, _UPPER = 3, 2, 1
 WINDOWS = ((-_INF, _INF), (-60, 60), (-1, 0), (200, 201), (-400, -399))
 
 
+def _store(s, score, beta):
+    """A finished node's score into its bucket's always-replace slot: depth 0, no move, a
+    lower bound at or above beta, else an upper one; mate scores not at all."""
+    if -MATE_BOUND < score < MATE_BOUND:
+        pos, tt = s.pos, s.tt
+        slot = (pos.hash_lo & tt.mask) + 1
+        tt.keys[slot] = pos.hash_hi
+        tt.data[slot] = (_LOWER if score >= beta else _UPPER) << 19 | tt.age << 27
+        tt.scores[slot] = score
+    return score
+
+
 def recursive_qsearch(s, alpha, beta, ply, in_check):
     """The quiescence search as a recursion (its state on the Python stack)."""
     s.nodes += 1
@@ -48,8 +60,7 @@ def recursive_qsearch(s, alpha, beta, ply, in_check):
         stand = -_INF
     else:
         c = pos.counts
-        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
-        cheap = (pos.score_mg * phase + pos.score_eg * (24 - phase)) // 24
+        cheap = (pos.score_mg + pos.score_eg) >> 1
         if pos.stm:
             cheap = -cheap
         if c[1] and c[9] and (cheap - LAZY_MARGIN >= beta or cheap + LAZY_MARGIN <= alpha):
@@ -57,11 +68,11 @@ def recursive_qsearch(s, alpha, beta, ply, in_check):
         else:
             stand = s._static()
         if stand >= beta:
-            return stand
+            return _store(s, stand, beta)
         if stand > alpha:
             alpha = stand
         elif stand + DELTA_MARGIN + 100 <= alpha and s._hopeless(stand, alpha):
-            return stand
+            return _store(s, stand, beta)
         best = stand
         end = pos.gen_captures(moves, start)
     s.sp = end
@@ -98,7 +109,7 @@ def recursive_qsearch(s, alpha, beta, ply, in_check):
                 if score >= beta:
                     break
     s.sp = start
-    return best
+    return _store(s, best, beta)
 
 
 def _tactical(limit):
