@@ -3,6 +3,7 @@ and what makes them safe to lower: the search's move stack never comes near its 
 top level, the search position's repetition history keeps only what the search can reach, and
 a game that fills its record ends as a draw instead of stopping the unit.
 (The heap figures themselves: tests/test_memory.py, bench/memory.py, docs/memory.md.)"""
+import ast
 import copy
 import os
 
@@ -23,6 +24,7 @@ from host_sim.clock import device_speed
 from host_sim.electronics import build_simulated
 from host_sim.pins import FakePinFactory
 from tests.memory_probe import TOP_LEVEL, MemoryGame, board_config
+from tests.mpy import run_mpy
 
 BOARDS = ("pico", "pico2", "esp32", "esp32s3")
 GUARD_CELLS = 256  # search.py searches a ply as a leaf when fewer cells than this are left
@@ -74,17 +76,32 @@ DEEP_LINES = (
 )
 
 
-def _search(fen, move_stack, nodes):
-    s = Searcher(tt_entries=board_config("esp32")["tt_entries"], poll_nodes=1, move_stack=move_stack)
+_SEARCH_CODE = """
+from firmware.engine.position import Position
+from firmware.engine.search import Limits, Searcher
+def run(fen, move_stack, nodes):
+    s = Searcher(tt_entries=%d, poll_nodes=1, move_stack=move_stack)
     top = [0]
-
     def poll(searcher):  # every node: searcher.sp is then the cells its ancestors hold
         if searcher.sp > top[0]:
             top[0] = searcher.sp
         return False
-
     r = s.search(Position(fen), Limits(nodes=nodes), poll)
-    return (r.best_move, r.score, r.depth, r.nodes), top[0]
+    print(repr(((r.best_move, r.score, r.depth, r.nodes), top[0])))
+"""
+
+
+def _searches(runs):
+    """[((best move, score, depth, nodes), highest cells in use)] of each (fen, move_stack, nodes)
+    in `runs`, searched under MicroPython (the node counts are the same as under CPython, and the
+    top level's 230,000 nodes take a second there instead of twenty)."""
+    code = _SEARCH_CODE % board_config("esp32")["tt_entries"]
+    code += "".join("run(%r, %d, %d)\n" % run for run in runs)
+    return [ast.literal_eval(line) for line in run_mpy(code, timeout=600).split("\n") if line.strip()]
+
+
+def _search(fen, move_stack, nodes):
+    return _searches([(fen, move_stack, nodes)])[0]
 
 
 def test_a_1024_cell_move_stack_searches_exactly_like_2048_at_the_top_level():
@@ -97,9 +114,10 @@ def test_a_1024_cell_move_stack_searches_exactly_like_2048_at_the_top_level():
     # the guard: each evaluation change moves the deepest line a little.)
     nps, _ = device_speed(board_config("esp32"))
     nodes = nps * LEVELS[TOP_LEVEL].value // 1000
-    for fen in DEEP_LINES:
-        small, high = _search(fen, 1024, nodes)
-        assert small == _search(fen, MOVE_STACK, nodes)[0]
+    results = _searches([(fen, stack, nodes) for fen in DEEP_LINES for stack in (1024, MOVE_STACK)])
+    for i, fen in enumerate(DEEP_LINES):
+        (small, high), (full, _) = results[2 * i], results[2 * i + 1]
+        assert small == full and small[3] == nodes
         assert 0 < high and high + MARGIN_CELLS + GUARD_CELLS <= 1024, (fen, high)
 
 
