@@ -49,7 +49,7 @@ def board():
     b.tmp = tempfile.mkdtemp(prefix="pins-power-")
     try:
         t0 = time.monotonic()
-        b.flash()
+        b.flash_or_reuse()
         b.flash_s = time.monotonic() - t0
         yield b
     finally:

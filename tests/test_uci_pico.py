@@ -2,14 +2,15 @@
 (`make flash BOARD=pico`), then firmware.uci's main loop runs in the raw REPL over the USB
 serial and answers `uci` / `isready`, perft 2 of Kiwipete (2039 nodes; perft 3 = 97862 is too
 slow for the emulated chip) and a few moves of a game with `go movetime`. Skipped, with the
-reason, without node or the emulator (`make emulators`)."""
+reason, without node or the emulator (`make emulators`). The board is the pin-level one
+(host_sim/rp2040/pico_board.py), for its saved flash: UCI does not touch the pins."""
 import re
 import time
 
 import chess
 import pytest
 
-from tools.emulated_pico import EmulatedPico, unavailable
+from tools.emulated_pico import unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.pico]
 
@@ -23,17 +24,20 @@ def uci_pico():
     why = unavailable()
     if why:
         pytest.skip(why)
-    p = EmulatedPico()
-    p.start()
+    from host_sim.rp2040.pico_board import PicoBoard
+
+    b = PicoBoard()
+    b.start()
     try:
-        p.flash(args=["--no-main", "--force"])  # the UCI engine only (no main.py: the chess computer stays off,
-        # so its RAM check does not apply: --force)
-        p.soft_reset()  # as after flashing a board (its reset button): what mpremote's file
-        # copying left in the REPL's namespace would otherwise split the heap
+        b.flash_or_reuse()  # `make flash BOARD=pico`, or the flash it left, kept from another test module
+        p = b.pico
+        p.exec("import os\nos.remove('main.py')\n")  # the UCI engine only: the chess computer stays off
+        p.soft_reset()  # as after flashing a board (its reset button): what the REPL's commands left
+        # in its namespace would otherwise split the heap
         p.start_program("from firmware import uci\nuci.main()\n")
         yield p
     finally:
-        p.stop()
+        b.stop()
 
 
 def _until(pico, accept, timeout=120):

@@ -224,6 +224,46 @@ class PicoBoard:
         """`make flash BOARD=pico PORT=socket://...`: tools.flash through mpremote."""
         return self.pico.flash(board=self.board_name, **kw)
 
+    def flash_or_reuse(self):
+        """The same as flash() (the board left at the REPL with the firmware on its flash), from a
+        saved flash when this build was flashed before: `make flash` takes ~45 s of host time,
+        a power-on ~5 s. The first caller for a build flashes and keeps the flash in
+        .cache/rp2040-flashed/, named by a digest of everything the flash writes (the board's
+        files, the flash tool, the stock image); a lock makes other callers (test modules on
+        other pytest workers) wait for it and then power on from the saved flash. Returns the
+        flash's output, or "" when it powered on from a saved flash."""
+        from tools.emulated_pico import _lock
+
+        folder = os.path.join(CACHE, "rp2040-flashed")
+        os.makedirs(folder, exist_ok=True)
+        image = os.path.join(folder, "%s-%s.img" % (self.board_name, _build_digest(self.board_name)))
+        lock = _lock(os.path.join(folder, "%s.lock" % self.board_name))
+        try:
+            if not os.path.exists(image):
+                out = self.flash()
+                for name in os.listdir(folder):  # older builds' flashes
+                    if name.startswith(self.board_name + "-") and name.endswith(".img"):
+                        os.remove(os.path.join(folder, name))
+                self.save_flash(image + ".part")
+                os.replace(image + ".part", image)
+                return out
+        finally:
+            lock.close()
+        self.pico.stop()
+        self.pico = PinPico(self.pico.model, flash_image=image)
+        self.pico.start()
+        deadline = time.monotonic() + 120
+        while True:  # Ctrl-C until the REPL answers: main.py stops early in its boot, as after flash()
+            self.pico.write(b"\x03")
+            try:
+                self.pico.read_until(b">>> ", timeout=1)
+                break
+            except DeviceError:
+                if time.monotonic() > deadline:
+                    raise
+        self.pico.buf = b""
+        return ""
+
     def boot(self, timeout=240):
         """Soft reset (main.py runs, as after power-on) with the pieces of `self.board` on the
         switches; returns the lines main printed until its console answered `status`."""
@@ -478,6 +518,29 @@ class PicoBoard:
 
 # ---- a hand at the board (for tests and benchmarks) -------------------------------------------------
 PROMOTION_STEPS = {chess.QUEEN: 0, chess.ROOK: 1, chess.BISHOP: 2, chess.KNIGHT: 3}  # level presses: d, a, c, b
+
+
+def _build_digest(board):
+    """A digest of what `make flash BOARD=board` puts on the stock image: the files it copies
+    (tools/fileset.py), the tools that compile and copy them, and the stock image itself."""
+    import hashlib
+
+    from tools import fileset
+
+    paths = fileset.firmware_sources() + fileset.data_files() + fileset.board_files(board)
+    paths += ["tools/flash.py", "tools/fileset.py", "tools/ram_needs.json", "host_sim/rp2040/board.mjs"]
+    digest = hashlib.sha256()
+    for rel in sorted(set(paths)):
+        digest.update(rel.encode() + b"\0")
+        with open(os.path.join(ROOT, rel), "rb") as f:
+            digest.update(f.read())
+    for name in sorted(os.listdir(RP_DIR)):
+        if name.endswith(".bin"):
+            digest.update(name.encode())
+    from tools.flash import mpy_cross_version
+
+    digest.update(str(mpy_cross_version()).encode())
+    return digest.hexdigest()[:16]
 
 
 def touches(board, move, order="natural"):
