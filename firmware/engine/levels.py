@@ -104,16 +104,16 @@ _FIXED = const(26)  # levels in _TABLE; the rated levels follow them
 # Elo": kept out of this module, which a board loads whenever a level is read.)
 _RATED_COUNT = const(11)
 _RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
-          b"\x00\x0a\x32"  # Elo 1100: 100 nodes, noise 50
+          b"\x00\x0a\x28"  # Elo 1100: 100 nodes, noise 40
           b"\x00\x0b\x00"  # Elo 1200: 110 nodes
-          b"\x00\x0e\x00"  # Elo 1300: 140 nodes
-          b"\x00\x13\x00"  # Elo 1400: 190 nodes
-          b"\x00\x24\x00"  # Elo 1500: 360 nodes
-          b"\x00\x40\x00"  # Elo 1600: 640 nodes
-          b"\x00\x7d\x00"  # Elo 1700: 1250 nodes
-          b"\x01\xcf\x00"  # Elo 1800: 4630 nodes
-          b"\x06\xb3\x00"  # Elo 1900: 17150 nodes
-          b"\x18\xcc\x00")  # Elo 2000: 63480 nodes
+          b"\x00\x0f\x00"  # Elo 1300: 150 nodes
+          b"\x00\x17\x00"  # Elo 1400: 230 nodes
+          b"\x00\x29\x00"  # Elo 1500: 410 nodes
+          b"\x00\x42\x00"  # Elo 1600: 660 nodes
+          b"\x00\x64\x00"  # Elo 1700: 1000 nodes
+          b"\x01\x52\x00"  # Elo 1800: 3380 nodes
+          b"\x04\x75\x00"  # Elo 1900: 11410 nodes
+          b"\x0f\x0d\x00")  # Elo 2000: 38530 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
