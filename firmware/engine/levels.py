@@ -111,9 +111,9 @@ _RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
           b"\x00\x29\x00"  # Elo 1500: 410 nodes
           b"\x00\x42\x00"  # Elo 1600: 660 nodes
           b"\x00\x64\x00"  # Elo 1700: 1000 nodes
-          b"\x01\x52\x00"  # Elo 1800: 3380 nodes
-          b"\x04\x75\x00"  # Elo 1900: 11410 nodes
-          b"\x0f\x0d\x00")  # Elo 2000: 38530 nodes
+          b"\x01\x61\x00"  # Elo 1800: 3530 nodes
+          b"\x04\xde\x00"  # Elo 1900: 12460 nodes
+          b"\x11\x30\x00")  # Elo 2000: 44000 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
