@@ -70,9 +70,9 @@ from firmware.uci import rated_level  # noqa: E402
 # in self-play at 1,000 nodes); two matches at a time, nothing else running, from a worktree of
 # the calibrated tree. The 1,000- and 10,000-node anchors are session 24's matches on the same
 # engine (two halves each, --first-game); the 200-, 500- and 30,000-node anchors 40 games and
-# 40 more (--first-game 40), the 100,000-node anchor 40 and 20 more. The calibrations of 2026-11-27 (session 21, signature 21813; session 18,
-# 23335; session 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are
-# in docs/benchmarks.md.
+# 40 more (--first-game 40), the 100,000-node anchor 40 and 20 more. The calibrations of
+# 2026-11-27 (session 21, signature 21813; session 18, 23335; session 17, 22924), 2026-11-25
+# (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in docs/benchmarks.md.
 MEASURED = [
     (1000, 0, 1800, 50, 44, 106, "anchor (2 x 100 games, session 24)"),
     (10000, 0, 2000, 18, 39, 43, "anchor (2 x 50 games, session 24)"),
