@@ -227,7 +227,7 @@ class PicoBoard:
     def flash_or_reuse(self):
         """The same as flash() (the board left at the REPL with the firmware on its flash), from a
         saved flash when this build was flashed before: `make flash` takes ~45 s of host time,
-        a power-on ~5 s. The first caller for a build flashes and keeps the flash in
+        a power-on stopped at once ~1 s. The first caller for a build flashes and keeps the flash in
         .cache/rp2040-flashed/, named by a digest of everything the flash writes (the board's
         files, the flash tool, the stock image); a lock makes other callers (test modules on
         other pytest workers) wait for it and then power on from the saved flash. Returns the
@@ -249,9 +249,7 @@ class PicoBoard:
                 return out
         finally:
             lock.close()
-        self.pico.stop()
-        self.pico = PinPico(self.pico.model, flash_image=image)
-        self.pico.start()
+        self._runner_from(image)
         deadline = time.monotonic() + 120
         while True:  # Ctrl-C until the REPL answers: main.py stops early in its boot, as after flash()
             self.pico.write(b"\x03")
@@ -344,18 +342,22 @@ class PicoBoard:
         default: where the pieces stand now) from the first instruction on. main.py runs by
         itself, as after a real power-on; returns the lines printed until its console answered.
         Emulated time starts again at 0, like the chip's clock."""
-        if self.pico.proc is not None:
-            self.pico.stop()
         if occupied is not None:
             self.occupied = set(occupied)
-        self.touch_log = [(0, frozenset(self.occupied))]
-        model = self.pico.model
-        closed = sorted(self._sensor_phys[c] for c in self.occupied)
-        self.pico = PinPico(model, flash_image=os.path.abspath(image), closed=closed)
-        self.cut, self.halted, self.last_ns = None, False, 0
-        self.pico.start()
+        self._runner_from(image)
         self.pico.transcript = []
         return self.wait_console(timeout)
+
+    def _runner_from(self, image):
+        """A new runner (the old one stopped) from a saved flash, the switches closed under
+        self.occupied from the first instruction on; emulated time starts again at 0."""
+        if self.pico.proc is not None:
+            self.pico.stop()
+        self.touch_log = [(0, frozenset(self.occupied))]
+        closed = sorted(self._sensor_phys[c] for c in self.occupied)
+        self.pico = PinPico(self.pico.model, flash_image=os.path.abspath(image), closed=closed)
+        self.cut, self.halted, self.last_ns = None, False, 0
+        self.pico.start()
 
     def forget_images(self):
         for path in self.images:
