@@ -35,8 +35,9 @@ import json
 import os
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
+from host_sim.http_server import QuietHTTPServer
 from host_sim.simulator import SimulatorError
 from host_sim.tui import CommandError, Quit, square_index
 
@@ -67,8 +68,7 @@ class WebSimulator:
         self._stop = threading.Event()
         self._threads = []
         handler = type("Handler", (_Handler,), {"app": self})
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = QuietHTTPServer(("127.0.0.1", port), handler)
         self.port = self.httpd.server_address[1]
         self.url = "http://127.0.0.1:%d/" % self.port
         self.paused = False

@@ -41,13 +41,14 @@ import json
 import queue
 import random
 import string
-import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import chess
+
+from host_sim.http_server import QuietHTTPServer
 
 _DROP = object()  # a stream's queue item: close the connection without the final chunk
 _END = object()  # close the stream normally
@@ -139,17 +140,6 @@ class ServerGame:
         return info
 
 
-class _HttpServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        """A client that goes away mid-request (a board's power cut, a closed stream) is part of
-        the game, not an error worth a traceback; anything else still prints one."""
-        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)):
-            return
-        ThreadingHTTPServer.handle_error(self, request, client_address)
-
-
 class LichessServer:
     def __init__(self, host="127.0.0.1", port=0, keepalive_s=7.0, seed=0):
         self.host = host
@@ -180,7 +170,7 @@ class LichessServer:
 
     def start(self):
         handler = type("Handler", (_Handler,), {"server_obj": self})
-        self._httpd = _HttpServer((self.host, self.port), handler)
+        self._httpd = QuietHTTPServer((self.host, self.port), handler)
         self.port = self._httpd.server_address[1]
         for target in (self._httpd.serve_forever, self._flag_watch):
             t = threading.Thread(target=target, daemon=True, name="lichess-stand-in")
