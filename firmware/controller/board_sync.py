@@ -45,7 +45,7 @@ on a move included; only WRONG / ILLEGAL / UNEXPLAINED reports build their cell 
 """
 from array import array
 
-from firmware.compat import const, ticks_diff
+from firmware.compat import const, forget, ticks_diff
 from firmware.engine.position import Position
 from firmware.engine.rules import SCRATCH_MOVES
 
@@ -72,11 +72,6 @@ NO_CELL = const(255)
 
 # The initial setup: 32 pieces on ranks 1, 2, 7 and 8.
 START_OCCUPANCY = b"\xff\xff\x00\x00\x00\x00\xff\xff"
-
-
-def cell_of(sq):
-    """0x88 square -> cell (sq64)."""
-    return (sq >> 4) * 8 + (sq & 7)
 
 
 def occupancy_of(position, out=None):
@@ -583,51 +578,14 @@ class SyncError(ValueError):
 
 class BoardSync:
     def __init__(self, stable_ms=400, unexplained_ms=3000):
-        if not isinstance(stable_ms, int) or stable_ms < 1 or stable_ms > 60000:
-            raise SyncError("stable_ms must be 1..60000, got %r" % (stable_ms,))
-        if not isinstance(unexplained_ms, int) or unexplained_ms < stable_ms or unexplained_ms > 600000:
-            raise SyncError("unexplained_ms must be stable_ms..600000, got %r" % (unexplained_ms,))
-        self.stable_ms = stable_ms
-        self.unexplained_ms = unexplained_ms
-        # Results, valid after the code that sets them.
-        self.move = 0
-        self.promotion = False
-        self.lifted_cell = -1
-        self.wrong_cells = []
-        self.to_clear = []
-        self.to_fill = []
-        self.expected = bytearray(8)  # occupancy the board should show (after the expected move)
-        self._inf = Inference()
-        self._pos = Position(None, 2 * _HISTORY + 4)
-        self._have_pos = False
-        self._have_occ = False
-        self._hist = 0  # game moves available in _pos's history (0.._HISTORY)
-        self._base = bytearray(8)  # occupancy of the position
-        self._prev1 = bytearray(8)  # ... before the last game move
-        self._prev2 = bytearray(8)  # ... before the last two
-        self._tcells = bytearray(5)  # squares of the last game move
-        self._tn = 0
-        self._expect = 0
-        self._mcells = bytearray(5)  # squares of the expected move
-        self._mn = 0
-        self._board = bytearray(8)  # the board as the events (and update's occupancy) say
-        self._ref = bytearray(8)  # the board returning to this clears the touch history
-        self._nadd = 0  # cells occupied on the board but not in _ref
-        self._nrem = 0  # cells empty on the board but occupied in _ref
-        self._dirty = False  # changed since the last settle
-        self._stamp = False  # take the next update's now_ms as the last change
-        self._last_ms = 0
-        self._armed = False  # UNEXPLAINED timer running
-        self._err = _OK
-        self._suspended = False  # waiting for set_position after a report
-        self._lift_cand = -1
-        self._lift_shown = -1
-        self._qn = 0
-        self._qcode = bytearray(_QUEUE)
-        self._qmove = array("i", [0] * _QUEUE)
-        self._qpromo = bytearray(_QUEUE)
-        self._qocc = bytearray(8 * _QUEUE)
-        self._tmp = bytearray(8)
+        # The checks and the state live in board_sync_setup.py, loaded for this call and
+        # dropped after it: it runs once, so its code does not stay in a board's heap
+        from firmware.controller import board_sync_setup
+
+        board_sync_setup.setup(self, stable_ms, unexplained_ms, Inference(), Position(None, 2 * _HISTORY + 4),
+                               _QUEUE, _OK)
+        del board_sync_setup
+        forget("firmware.controller.board_sync_setup")
 
     # ---- the controller's side -----------------------------------------------------------
     def set_position(self, position):

@@ -20,6 +20,8 @@ depth of each level are copied here once.
 """
 from array import array
 
+from firmware.compat import forget
+
 from firmware.engine.position import Position
 from firmware.engine.search import MAX_PLY
 from firmware.engine.timeman import Limits
@@ -39,11 +41,9 @@ class Computer:
         self.position = Position(None, SEARCH_PLIES)
         lv = _levels()
         try:
-            table = lv.LEVELS
-            # per level 1 clock, 2 analysis, 0 other: uses_clock / is_analysis run in the idle
-            # pass and must not allocate (levels.LEVELS builds a Level on every index)
-            self._kinds = bytes([1 if e.kind == lv.CLOCK else 2 if e.kind == lv.INFINITE else 0 for e in table])
-            self._book_plies = bytes([e.book_plies for e in table])  # (each search asks)
+            # per level 1 clock, 2 analysis, 0 other (uses_clock / is_analysis, every idle
+            # pass), and its book depth (each search asks)
+            self._kinds, self._book_plies = lv.kinds_and_book_plies()
             self._default = lv.DEFAULT_LEVEL
         finally:
             _release()
@@ -127,11 +127,7 @@ class Computer:
             self._book_rng = book._rng_state
             book.close()
         if not resident:
-            del sys.modules[name]
-            try:
-                delattr(sys.modules["firmware.engine"], "book")
-            except (AttributeError, KeyError):
-                pass
+            forget(name)
         return move
 
     def prepare(self, game_position, ponder_move=0):
@@ -224,12 +220,6 @@ def _levels():
 
 
 def _release():
-    import sys
-
     _held[0] -= 1
     if not _held[0] and not _held[1]:
-        sys.modules.pop(_LEVELS, None)
-        try:
-            delattr(sys.modules["firmware.engine"], "levels")
-        except (AttributeError, KeyError):
-            pass
+        forget(_LEVELS)

@@ -178,9 +178,6 @@ class Journal:
         self._state.settings = bytes(settings_bytes)
 
     # ---- the archive (features/journal_rare.py) -----------------------------------------
-    def _archive(self, state):
-        return _rare("archive", self, state)
-
     def games(self):
         """The archived games, oldest first, as ArchivedGame objects (moves validated)."""
         return _rare("games", self)

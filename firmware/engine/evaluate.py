@@ -30,7 +30,7 @@ within +-(KNOWN_WIN + 8000), far from the search's mate scores.
 """
 from array import array
 
-from firmware.compat import const, micropython, ptr8, ptr16
+from firmware.compat import const, forget, micropython, ptr8, ptr16
 from firmware.engine import endgame
 from firmware.engine.tunables import NO_PAWN_DRAW_DIV, TEMPO
 from firmware.engine.position import ATTACK_STEPS, set_piece_square_tables
@@ -89,7 +89,7 @@ def pack_terms(T=None):
 
     terms.pack(_TERMS, T)
     del terms
-    _forget("terms")
+    forget("firmware.engine.terms")
 
 
 # Per-file pawn rank masks, index file + 1 (0 and 9 stay empty so f-1 and f+1 always exist):
@@ -122,24 +122,14 @@ def init():
 
     mg_by_kind, eg_by_kind = pesto.tables_by_kind()
     del pesto
-    _forget("pesto")
-    _forget("tunables")
+    forget("firmware.engine.pesto")
+    forget("firmware.engine.tunables")
     set_piece_square_tables(mg_by_kind, eg_by_kind)
     for df in range(-7, 8):
         for dr in range(-7, 8):
             DIST[dr * 16 + df + 119] = max(abs(df), abs(dr))
     endgame.init()
     _ready = True
-
-
-def _forget(name):
-    """Drop the engine module `name` from sys.modules and from the package."""
-    import sys
-
-    sys.modules.pop("firmware.engine." + name, None)
-    package = sys.modules.get("firmware.engine")
-    if package is not None and name in package.__dict__:
-        delattr(package, name)
 
 
 def evaluate(position):

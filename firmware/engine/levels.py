@@ -150,6 +150,15 @@ DEFAULT_LEVEL = 4
 FUN_NODE_CAP = 3000
 
 
+def kinds_and_book_plies():
+    """(kinds, book plies) of every level as two bytes objects: kind 1 a clock level, 2 the
+    analysis (infinite) level, 0 any other. For the controller, which keeps them instead of this
+    module: its main loop asks every pass and must not allocate (LEVELS builds a Level on
+    every index)."""
+    return (bytes([1 if e.kind == CLOCK else 2 if e.kind == INFINITE else 0 for e in LEVELS]),
+            bytes([e.book_plies for e in LEVELS]))
+
+
 def level(index):
     """LEVELS[index], with a LevelError naming the valid range."""
     if not isinstance(index, int) or isinstance(index, bool) or index < 0 or index >= _COUNT:

@@ -34,7 +34,7 @@ mates at the horizon are seen. Numbers live in tunables.py.
 """
 from array import array
 
-from firmware.compat import const, fill_heap_holes, micropython, ptr8, ptr16, ptr32, stack_use, ticks_diff
+from firmware.compat import const, fill_heap_holes, forget, micropython, ptr8, ptr16, ptr32, stack_use, ticks_diff
 from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
     ASPIRATION,
     DELTA_MARGIN,
@@ -52,7 +52,7 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     RFP_MARGIN,
     RFP_MAX_DEPTH,
 )
-from firmware.engine.evaluate import _forget, _terms, evaluate
+from firmware.engine.evaluate import _terms, evaluate
 from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F401  (Limits is part of this API)
 from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS
 from firmware.engine.see import see
@@ -283,7 +283,7 @@ class Searcher:
         search_setup.setup(self, tt_entries, poll_nodes, clock_ms, seed, move_stack, stack_bytes,
                            _Q_CELLS * _Q_LEVELS, _PV_PLY, _MAX_MOVES)
         del search_setup
-        _forget("search_setup")
+        forget("firmware.engine.search_setup")
 
     # ---- control ------------------------------------------------------------------------
     def stop(self):

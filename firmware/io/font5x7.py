@@ -9,8 +9,3 @@ LAST = 126
 WIDTH = 5
 
 
-def glyph_offset(code):
-    """Offset of a character code's 5 columns in FONT5X7 ('?' for codes without a glyph)."""
-    if code < FIRST or code > LAST:
-        code = 63
-    return (code - FIRST) * WIDTH
