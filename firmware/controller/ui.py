@@ -37,6 +37,7 @@ that the computer thinks (yellow pulse), waits for its move to be made (green, s
 or that something is wrong or the board must be set up (red / yellow, fast blink).
 """
 from firmware.compat import const
+from firmware.controller.board_sync import move_cells as flipped_cells
 from firmware.engine.constants import from_sq64, square_name, to_sq64
 from firmware.engine.notation import uci
 from firmware.features import load
@@ -69,25 +70,17 @@ MENU_OPTIONS = const(2)
 
 _PROMO_HOME_FILE = b"\x00\x00\x01\x02\x00\x03"  # by kind: knight b, bishop c, rook a, queen d
 _PROMO_NAMES = ("", "", "Knight", "Bishop", "Rook", "Queen")
+_CELLS = bytearray(5)  # move_cells' scratch
 
 
 def move_cells(move):
     """[(cell, role_pattern)] for showing a move's squares: from/to, castling rook squares,
-    the en-passant victim."""
-    fr = move & 127
-    to = (move >> 7) & 127
-    out = [(to_sq64(fr), ON | MOVE), (to_sq64(to), ON | MOVE)]
-    special = move >> 17
-    if special == 3:
-        if to > fr:
-            out.append((to_sq64(fr + 3), ON | MOVE))
-            out.append((to_sq64(fr + 1), ON | MOVE))
-        else:
-            out.append((to_sq64(fr - 4), ON | MOVE))
-            out.append((to_sq64(fr - 1), ON | MOVE))
-    elif special == 2:
-        victim = to - 16 if to > fr else to + 16
-        out.append((to_sq64(victim), BLINK_SLOW | MOVE))
+    the en-passant victim (blinking): the cells its move flips on the board (board_sync)."""
+    cells = _CELLS
+    n = flipped_cells(move, False, cells)
+    out = [(cells[i], ON | MOVE) for i in range(n)]
+    if move >> 17 == 2:
+        out[2] = (cells[2], BLINK_SLOW | MOVE)
     return out
 
 
