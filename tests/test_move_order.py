@@ -12,6 +12,7 @@ from firmware.engine.position import PST_EG, PST_MG, Position
 from firmware.engine.search import (
     _BAD_CAPTURE,
     _CAPTURE,
+    _COUNTER,
     _HISTORY_ZERO,
     _KILLER1,
     _KILLER2,
@@ -35,7 +36,7 @@ from firmware.engine.position import Position
 from firmware.engine.search import Searcher, _ORDER_ARGS, _pick, _score_moves
 s = Searcher(tt_entries=64, move_stack=512)
 out = []
-for fen, seed, tt_i, k1_i, k2_i in json.loads(%r):
+for fen, seed, tt_i, k1_i, k2_i, cm_i in json.loads(%r):
     p = Position(fen, 4)
     h = s.history
     x = seed
@@ -50,6 +51,7 @@ for fen, seed, tt_i, k1_i, k2_i in json.loads(%r):
     a[2] = mv[tt_i %% end] if tt_i >= 0 else 0
     a[3] = mv[k1_i %% end]
     a[4] = mv[k2_i %% end]
+    a[5] = mv[cm_i %% end] & 0xFFFF
     _score_moves(p.board, mv, s.mscore, h, p)
     scores = [s.mscore[i] for i in range(end)]
     for k in range(end):
@@ -61,7 +63,8 @@ print('ORDER', json.dumps(out))
 
 def cases(count=120, seed=7):
     rng = random.Random(seed)
-    return [(b.fen(), rng.randrange(1 << 20), rng.randrange(-1, 60), rng.randrange(60), rng.randrange(60))
+    return [(b.fen(), rng.randrange(1 << 20), rng.randrange(-1, 60), rng.randrange(60), rng.randrange(60),
+             rng.randrange(60))
             for b in random_positions(count, seed=seed) if not b.is_game_over()]
 
 
@@ -114,7 +117,7 @@ def _pawn_threat(board, move):
 
 def _scores_without_history(fen_text):
     """{uci: order score} of every move of the position, with an empty history, no hash move
-    and no killers."""
+    no killers and no countermove."""
     searcher = Searcher(tt_entries=64, move_stack=512)
     pos = Position(fen_text, 4)
     h = searcher.history
@@ -122,7 +125,7 @@ def _scores_without_history(fen_text):
         h[i] = 0
     moves = searcher.moves
     end = pos.gen_moves(moves, 0)
-    for i, v in enumerate((0, end, 0, 0, 0)):
+    for i, v in enumerate((0, end, 0, 0, 0, 0)):
         _ORDER_ARGS[i] = v
     _score_moves(pos.board, moves, searcher.mscore, h, pos)
     return {uci(moves[i]): searcher.mscore[i] for i in range(end)}
@@ -159,8 +162,8 @@ def test_scores_follow_the_documented_order():
             h[i] = rng.randrange(-16000, 16001)
         moves = searcher.moves
         end = pos.gen_moves(moves, 0)
-        tt_move, k1, k2 = (moves[rng.randrange(end)] for _ in range(3))
-        for i, v in enumerate((0, end, tt_move, k1, k2)):
+        tt_move, k1, k2, cm = (moves[rng.randrange(end)] for _ in range(4))
+        for i, v in enumerate((0, end, tt_move, k1, k2, cm & 0xFFFF)):
             _ORDER_ARGS[i] = v
         _score_moves(pos.board, moves, searcher.mscore, h, pos)
         b = pos.board
@@ -173,13 +176,15 @@ def test_scores_follow_the_documented_order():
                 attacker = b[m & 127] & 7
                 loses = (0, 100, 320, 330, 500, 950, 2000)[attacker] > (0, 100, 320, 330, 500, 950, 2000)[
                     victim & 7] + 50 and see(pos, m) < 0
-                assert (_BAD_CAPTURE <= score < _KILLER2) if loses else score >= _CAPTURE, uci(m)
+                assert (_BAD_CAPTURE <= score < _COUNTER) if loses else score >= _CAPTURE, uci(m)
             elif promo == 5 or ep:
                 assert score >= _CAPTURE, uci(m)
             elif m == k1:
                 assert score == _KILLER1
             elif m == k2:
                 assert score == _KILLER2
+            elif m & 0xFFFF == cm & 0xFFFF:
+                assert score == _COUNTER, uci(m)  # the countermove: after the killers
             elif promo:
                 assert score == 0, uci(m)  # underpromotions last
             else:

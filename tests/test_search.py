@@ -445,3 +445,16 @@ def test_quiescence_results_are_stored_and_answer_the_next_search():
     assert all(-MATE_BOUND < tt.scores[i] < MATE_BOUND for i in stored)
     second = searcher.search(Position(fen_text), Limits(depth=1)).nodes
     assert second < first
+
+
+def test_a_quiet_refutation_becomes_the_countermove_of_the_move_it_refuted():
+    # After a search every stored countermove is a quiet move of its to-square's table (its
+    # from and to squares: low 16 bits), some are stored at all, and a new game forgets them.
+    searcher = Searcher(tt_entries=1024)
+    pos = Position("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+    searcher.search(pos, Limits(depth=5))
+    stored = [v for v in searcher.counters if v]
+    assert stored
+    assert all(v < 1 << 14 and (v & 127) != (v >> 7) & 127 for v in stored)
+    searcher.new_game()
+    assert not any(searcher.counters)

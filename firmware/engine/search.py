@@ -27,8 +27,8 @@ Contracts
 
 Features: aspiration windows, transposition table (tt.py), check extension, mate-distance
 pruning, reverse futility and null-move pruning (not with king and pawns only), futility and
-late-move pruning of quiet moves at depth 1-3, late-move reductions, killer and history
-ordering, quiescence search with MVV-LVA, delta pruning and a cheap exchange test (a capture
+late-move pruning of quiet moves at depth 1-3, late-move reductions, killer, countermove and
+history ordering, quiescence search with MVV-LVA, delta pruning and a cheap exchange test (a capture
 by a more valuable piece of a defended piece is skipped), check evasions in quiescence so
 mates at the horizon are seen. Numbers live in tunables.py.
 """
@@ -66,14 +66,17 @@ MAX_PLY = const(64)
 _STACK_MARGIN_PLIES = const(3)  # after running out of C stack, search this much shallower
 STACK_RESERVE = const(2560)  # C stack bytes kept free for the poll function's own calls
 _MAX_DEPTH = const(60)
-_PV_PLY = const(20)  # longest PV kept (a Pico's C stack ends its lines at ~14 plies anyway)
+_PV_PLY = const(18)  # longest PV kept (a Pico's C stack ends its lines at ~14 plies anyway)
 _MAX_MOVES = const(220)  # legal moves in a position: at most 218
 MOVE_STACK = const(2048)  # moves of all plies on the current path (each ply <= 218)
 _TT_MOVE = const(1 << 29)
 _CAPTURE = const(1 << 26)
 _BAD_CAPTURE = const(1 << 24)  # below killers
-_KILLER1 = const((1 << 25) + 2)
-_KILLER2 = const((1 << 25) + 1)
+_KILLER1 = const((1 << 25) + 3)
+_KILLER2 = const((1 << 25) + 2)
+# The countermove: the lowest of the refutations (killers, countermove), which the pruning and
+# the reductions spare; every quiet move scores below it
+_COUNTER = const((1 << 25) + 1)
 _QUIET_MASK = const(0x7FFFF)
 _EXACT = const(3)
 _LOWER = const(2)
@@ -89,7 +92,8 @@ _ORDER_END = const(1)
 _ORDER_TT = const(2)  # the hash move (0: none)
 _ORDER_K1 = const(3)  # the killers of this ply
 _ORDER_K2 = const(4)
-_ORDER_ARGS = array("i", bytes(4 * 5))
+_ORDER_CM = const(5)  # the countermove of the move before this node, its low 16 bits (0: none)
+_ORDER_ARGS = array("i", bytes(4 * 6))
 _ORDER_VALUE = array("H", ORDER_VALUE)  # for viper code (a tuple is an object to it)
 # _qsearch: its loop's steps, and each ply's state in Searcher.qstack (_Q_CELLS cells a ply:
 # beta, best, stand pat, start of the move list, next move; scores + _Q_BIAS)
@@ -108,7 +112,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
     """Give every move in moves[start:end] its ordering score for the main search in ms
     (the other arguments are in _ORDER_ARGS): the hash move, captures by MVV-LVA (below the
     killers when a bigger piece takes a smaller one and SEE says it loses), queen
-    promotions, en passant, the killers, history plus the piece-square gain and the enemy
+    promotions, en passant, the killers, the countermove, history plus the piece-square gain and the enemy
     pawns' attacks, underpromotions. Machine code: it runs
     for every generated move of every node of the main search, where it took a fifth of the
     chip's time as bytecode. (The quiescence search scores its few captures in bytecode: as
@@ -123,6 +127,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
     tt_move = args[_ORDER_TT]
     k1 = args[_ORDER_K1]
     k2 = args[_ORDER_K2]
+    cm = args[_ORDER_CM]
     # the game phase (as evaluate.py's), for the quiet moves' piece-square gain
     c = ptr8(pos.counts)
     phase = int(c[2]) + int(c[3]) + int(c[10]) + int(c[11]) + 2 * (int(c[4]) + int(c[12])) + 4 * (
@@ -159,6 +164,8 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                 ms[k] = _KILLER1
             elif m == k2:
                 ms[k] = _KILLER2
+            elif (m & 0xFFFF) == cm:  # from and to tell quiet moves apart (see _search)
+                ms[k] = _COUNTER
             elif promo:
                 ms[k] = 0  # underpromotions last
             else:
@@ -309,6 +316,8 @@ class Searcher:
         self.tt.clear()
         for i in range(TABLE_SIZE):
             self.history[i] = 0
+        for i in range(64):
+            self.counters[i] = 0
 
     def elapsed_ms(self):
         return ticks_diff(self.clock_ms(), self.start_ms)
@@ -869,6 +878,18 @@ class Searcher:
         args[_ORDER_TT] = tt_move
         args[_ORDER_K1] = k1
         args[_ORDER_K2] = kil[2 * ply + 1]
+        # the countermove: the quiet move that last refuted the move before this node, by that
+        # move's to-square (8 x rank + file; -1 after a null move); low 16 bits, which tell
+        # quiet moves apart (no promotion; a king moves two squares only to castle)
+        counters = self.counters
+        prev = pos.hist_move[pos.ply - 1] if pos.ply else 0
+        if prev:
+            prev = (prev >> 7) & 127
+            prev = (prev + (prev & 7)) >> 1
+            args[_ORDER_CM] = counters[prev]
+        else:
+            prev = -1
+            args[_ORDER_CM] = 0
         hist = self.history
         _score_moves(b, moves, ms, hist, pos)
         orig_alpha = alpha
@@ -888,7 +909,7 @@ class Searcher:
             bs = ms[k]
             k += 1
             quiet = not b[(m >> 7) & 127] and not (m >> 14) & 7 and (m >> 17) != 2
-            if bs < _KILLER2 and bs >= _BAD_CAPTURE and prune_ok and legal and depth <= 2 and best > -MATE_BOUND:
+            if bs < _COUNTER and bs >= _BAD_CAPTURE and prune_ok and legal and depth <= 2 and best > -MATE_BOUND:
                 continue  # a capture that loses material by SEE, near the leaves
             if quiet:
                 # futility / late-move pruning before making the move (quiet checks at these
@@ -896,7 +917,7 @@ class Searcher:
                 # move left is a quiet move scored by history (or an underpromotion): all of
                 # them would be pruned too, and picking them one by one is the costliest part
                 # of a node with many quiet moves. Stop here.
-                if legal and (fut or quiets >= lmp) and best > -MATE_BOUND and bs < _KILLER2:
+                if legal and (fut or quiets >= lmp) and best > -MATE_BOUND and bs < _COUNTER:
                     break
                 quiets += 1
             chk = pos.play(m, in_check + 5)  # make_legal, and in_check() after it (Position.play)
@@ -915,7 +936,7 @@ class Searcher:
                         r += 1
                     if depth >= 6 and legal > 12:
                         r += 1
-                    if pvnode or bs >= _KILLER2:
+                    if pvnode or bs >= _COUNTER:
                         r -= 1
                     elif bs < _HISTORY_ZERO:
                         r += 1  # a move that failed here before
@@ -952,6 +973,8 @@ class Searcher:
                             if m != k1:
                                 kil[2 * ply + 1] = k1
                                 kil[2 * ply] = m
+                            if prev >= 0:
+                                counters[prev] = m & 0xFFFF
                             # history with gravity: the cutting move gains, every quiet move
                             # tried before it here loses the same; v * bonus // HISTORY_MAX
                             # keeps each cell within +-HISTORY_MAX without rescaling the table

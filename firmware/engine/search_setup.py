@@ -33,6 +33,7 @@ def setup(s, tt_entries, poll_nodes, clock_ms, seed, move_stack, stack_bytes, qs
     s.mscore = array("i", bytes(4 * move_stack))
     s.sp = 0
     s.killers = array("i", bytes(4 * 2 * MAX_PLY))
+    s.counters = array("H", bytes(2 * 64))  # countermoves by the refuted move's to-square (search.py)
     s.qstack = array("H", bytes(2 * qstack_cells))  # _qsearch's plies
     s.evals = array("h", bytes(2 * MAX_PLY))  # static evaluation by ply (-_INF: in check)
     s.history = array("h", bytes(2 * TABLE_SIZE))  # by piece and to-square, as zobrist.py indexes
