@@ -13,7 +13,7 @@ import chess
 
 from firmware.engine.notation import uci
 from firmware.engine.position import Position
-from firmware.engine.search import Limits, Searcher
+from firmware.engine.search import _PV_PLY, Limits, Searcher
 from tests.mpy import PICO_HEAP, ROOT, micropython_path, run_mpy
 
 MIDDLEGAME = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"
@@ -292,5 +292,5 @@ def test_the_searchers_setup_is_dropped_after_building_it_under_micropython():
     )
     lines = out.split("\n")
     assert lines[0] == "False False", out
-    assert lines[1] == "512 600 False 210 0 False", out
+    assert lines[1] == "512 600 False %d 0 False" % (_PV_PLY * (_PV_PLY + 1) // 2), out  # the triangular PV
     assert lines[2] == "refused", out

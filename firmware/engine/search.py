@@ -840,7 +840,7 @@ class Searcher:
                 # razoring: far below alpha near the leaves, only a capture could help
                 if depth <= 2 and static + RAZOR_MARGIN * depth <= alpha and alpha > -MATE_BOUND:
                     s = self._qsearch(alpha, alpha + 1, ply, False)
-                    if s <= alpha:
+                    if s <= alpha or self.stopped:  # (stopped: no null move after it, no node more)
                         return s
                 # null move, not where zugzwang is common: king and pawns, or a single minor
                 # piece (e.g. kbK5/pp6/RP6/8/8/8/8/8 b: any move loses, passing would not)
