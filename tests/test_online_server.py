@@ -4,12 +4,12 @@ the end), the event stream's gameStart / gameFinish / challenge, and Lichess's s
 (401, 404, 400, 429). Raw HTTP (requests) so the wire format itself is checked."""
 import json
 import threading
-import time
 
 import pytest
 import requests
 
 from online.lichess_server import LichessServer
+from tests.http_helper import cut_off_mid_request
 
 
 @pytest.fixture
@@ -194,14 +194,6 @@ def test_the_clock_runs_after_both_first_moves_and_a_flag_falls(server):
 def test_a_client_cut_off_mid_request_leaves_no_traceback(server, capfd):
     # A board whose power goes while it sends a request resets the connection: the server
     # goes on serving, and says nothing (before: socketserver's traceback on stderr).
-    import socket
-    import struct
-
-    sock = socket.create_connection(("127.0.0.1", server.port))
-    sock.sendall(b"GET /api/account HTTP/1.1\r\nHost: x\r\n")  # the headers never end
-    time.sleep(0.2)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = reset
-    sock.close()
-    time.sleep(0.3)
+    cut_off_mid_request(server.port, b"GET /api/account HTTP/1.1\r\nHost: x\r\n")
     assert requests.get(server.url + "/api/account", headers=H("tok-a"), timeout=5).status_code == 200
     assert "Traceback" not in capfd.readouterr().err

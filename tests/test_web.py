@@ -11,6 +11,7 @@ import pytest
 from host_sim import Simulator
 from host_sim.tui import Table
 from host_sim.web import WebError, WebSimulator
+from tests.http_helper import cut_off_mid_request
 
 
 @pytest.fixture
@@ -161,15 +162,6 @@ def test_a_firmware_crash_is_reported_not_silent():
 def test_a_client_cut_off_mid_request_leaves_no_traceback(app, capfd):
     # A browser tab closed while it sends a request resets the connection: the simulator goes
     # on serving and says nothing (before: socketserver's traceback on stderr).
-    import socket
-    import struct
-    import time
-
-    sock = socket.create_connection(("127.0.0.1", app.port))
-    sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the headers never end
-    time.sleep(0.2)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = reset
-    sock.close()
-    time.sleep(0.3)
+    cut_off_mid_request(app.port, b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     assert request(app, "GET", "/api/state")[0] == 200
     assert "Traceback" not in capfd.readouterr().err
