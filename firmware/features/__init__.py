@@ -12,6 +12,8 @@ would import a second copy.
 """
 import sys
 
+from firmware.compat import forget
+
 
 def load(name):
     full = "firmware.features." + name
@@ -23,10 +25,4 @@ def load(name):
 
 
 def drop(name):
-    full = "firmware.features." + name
-    if full in sys.modules:
-        del sys.modules[full]
-        try:
-            delattr(sys.modules[__name__], name)
-        except (AttributeError, KeyError):
-            pass
+    forget("firmware.features." + name)

@@ -7,5 +7,3 @@ from firmware.io.ssd1306 import FONT5X7  # noqa: F401
 FIRST = 32
 LAST = 126
 WIDTH = 5
-
-
