@@ -139,3 +139,23 @@ def test_board_sync_runs_under_micropython_and_allocates_nothing_but_error_lists
         "EXECUTED b8c6",
     ]
     assert counts[0] == "locked" and int(counts[1]) > 500
+
+
+def test_the_board_syncs_setup_is_dropped_after_building_it_under_micropython():
+    """BoardSync.__init__'s work lives in board_sync_setup.py, loaded for the call and dropped
+    (compat.forget), so its code does not stay on a board's heap; a bad argument is still
+    refused with SyncError."""
+    out = run_mpy(
+        "import sys\n"
+        "from firmware.controller.board_sync import BoardSync, SyncError\n"
+        "a = BoardSync(stable_ms=400, unexplained_ms=3000)\n"
+        "package = sys.modules['firmware.controller']\n"
+        "print('board_sync_setup' in package.__dict__, 'firmware.controller.board_sync_setup' in sys.modules)\n"
+        "print(a.stable_ms, a.unexplained_ms, len(a._qocc))\n"
+        "try:\n"
+        "    BoardSync(stable_ms=0)\n"
+        "    print('accepted')\n"
+        "except SyncError:\n"
+        "    print('refused')\n"
+    ).strip().splitlines()
+    assert out == ["False False", "400 3000 24", "refused"], out
