@@ -35,7 +35,7 @@ simulator turns it into device time).
 """
 from firmware.compat import const, heap_figures, ticks_diff
 from firmware.engine.position import Position
-from firmware.engine.search import MOVE_STACK, Searcher, mate_in_moves
+from firmware.engine.search import mate_in_moves
 
 POLL_TARGET_MS = 10
 # While it builds and boots, main() collects the garbage after every this many bytes
@@ -348,16 +348,6 @@ class StdinReader:
                     return line
             elif len(self._buf) < 200:
                 self._buf += ch
-
-
-def make_searcher(config, clock_ms=None, seed=0, tt_entries=None, stack_bytes=0):
-    """The board's Searcher: the config's `tt_entries` (or the one given), `poll_nodes` and
-    `move_stack` (default search.MOVE_STACK); boards/config.py validates them. `stack_bytes`:
-    the C stack of the port it runs on - main() passes the config's on the board itself; the
-    simulator and the tests run on other ports and leave it 0 (unknown)."""
-    return Searcher(tt_entries=tt_entries or config["tt_entries"], poll_nodes=config["poll_nodes"],
-                    clock_ms=clock_ms, seed=seed, move_stack=config.get("move_stack") or MOVE_STACK,
-                    stack_bytes=stack_bytes)
 
 
 def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):

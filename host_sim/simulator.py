@@ -32,7 +32,8 @@ import importlib
 import threading
 import traceback
 
-from firmware.app import App, make_searcher
+from firmware.app import App
+from firmware.features.boot import make_searcher
 from firmware.controller import ui as _ui
 from firmware.controller.journal import Journal
 from firmware.controller.settings import BLACK, NOBODY, WHITE, Settings

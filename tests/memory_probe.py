@@ -34,7 +34,8 @@ searches), `deepest_ply` = the deepest search ply seen at any clock read.
 import gc
 
 from boards.config import build_hardware
-from firmware.app import GC_THRESHOLD_BYTES, App, make_searcher
+from firmware.app import GC_THRESHOLD_BYTES, App
+from firmware import features
 from firmware.controller import ui
 from firmware.controller.computer import Computer
 from firmware.controller.journal import Journal
@@ -284,7 +285,9 @@ class MemoryGame(ScriptedGame):
             gc.threshold(GC_THRESHOLD_BYTES)  # as firmware.app.main does
         self.hw = build_hardware(cfg, self.factory)
         self._step("drivers")
-        searcher = make_searcher(cfg, clock_ms=self.now, seed=self.seed, tt_entries=self.tt_entries)
+        # boot.py builds the searcher on a board too: loaded here, dropped by App() (as in main)
+        searcher = features.load("boot").make_searcher(cfg, clock_ms=self.now, seed=self.seed,
+                                                       tt_entries=self.tt_entries)
         self._step("searcher")
         book = open_book_or_none(default_book_path()) if self.use_book else None
         self._step("book")

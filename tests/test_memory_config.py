@@ -10,7 +10,8 @@ import os
 import pytest
 
 from boards.config import SIZES, BoardConfigError, build_hardware, memory_size, validate
-from firmware.app import App, make_searcher
+from firmware.app import App
+from firmware.features.boot import make_searcher
 from firmware.controller.computer import SEARCH_PLIES, Computer
 from firmware.controller.game import ADJUDICATED, DEFAULT_GAME_PLIES, RESULT_DRAW, Game, IllegalGameMoveError
 from firmware.controller.journal import Journal
@@ -216,7 +217,6 @@ def test_the_stack_size_applies_only_on_the_boards_own_port(monkeypatch):
 
     from boards.esp32 import CONFIG as ESP32
     from boards.pico import CONFIG as PICO
-    from firmware import app
     from firmware.features import boot
 
     assert boot._board_stack_bytes(PICO) == 0  # CPython on a PC: not the rp2 port
@@ -225,4 +225,4 @@ def test_the_stack_size_applies_only_on_the_boards_own_port(monkeypatch):
     assert boot._board_stack_bytes(ESP32) == 0
     monkeypatch.setattr(sys, "platform", "esp32")
     assert boot._board_stack_bytes(ESP32) == 16384
-    assert app.make_searcher(ESP32, stack_bytes=16384).stack_limit > 0
+    assert boot.make_searcher(ESP32, stack_bytes=16384).stack_limit > 0

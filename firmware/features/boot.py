@@ -4,7 +4,8 @@ journal (boot_app). Nothing here stays on the heap while the game runs.
 """
 from firmware.compat import const, ticks_diff
 from firmware.compat import ticks_ms as _ticks_ms
-from firmware.app import GC_THRESHOLD_BYTES, App, StdinReader, make_searcher
+from firmware.app import GC_THRESHOLD_BYTES, App, StdinReader
+from firmware.engine.search import MOVE_STACK, Searcher
 
 _MIN_POLL_NODES = const(1)  # app's
 _UNEXPLAINED_MS = const(3000)
@@ -145,6 +146,16 @@ def show_faults(hw, ticks_ms=_ticks_ms, write=print, ms=1500):
     except (OSError, AttributeError) as exc:
         write("fault display: %s" % (exc,))
     return faults
+
+
+def make_searcher(config, clock_ms=None, seed=0, tt_entries=None, stack_bytes=0):
+    """The board's Searcher: the config's `tt_entries` (or the one given), `poll_nodes` and
+    `move_stack` (default search.MOVE_STACK); boards/config.py validates them. `stack_bytes`:
+    the C stack of the port it runs on - build() passes the config's on the board itself; the
+    simulator and the tests run on other ports and leave it 0 (unknown)."""
+    return Searcher(tt_entries=tt_entries or config["tt_entries"], poll_nodes=config["poll_nodes"],
+                    clock_ms=clock_ms, seed=seed, move_stack=config.get("move_stack") or MOVE_STACK,
+                    stack_bytes=stack_bytes)
 
 
 def build(board_module, journal_path="/", book_path=None, sensor_log_path=None):
