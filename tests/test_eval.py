@@ -369,3 +369,44 @@ def test_micropython_evaluates_exactly_like_cpython():
     assert len(ours) == len(fens)
     wrong = [(f, a, b) for f, a, b in zip(fens, expected, ours) if a != b]
     assert not wrong, wrong[:5]
+
+
+def test_a_piece_reaching_a_square_next_to_the_king_attacks_it():
+    """King safety's attack units come from the enemy's knights, bishops and rooks that stand
+    within two squares of the king or reach a square next to it (on the mobility walk), and
+    from queens within two squares; each piece counts once, for either colour."""
+    import firmware.engine.evaluate as E
+
+    # (FEN, kinds of White's attackers of the black king, kinds of Black's of the white king)
+    cases = (
+        ("qr4k1/5ppp/8/8/8/8/5PPP/1B1Q1RK1 w - - 0 1", (3,), ()),  # Bb1 reaches h7
+        ("qr4k1/5ppp/8/8/4P3/8/5PPP/1B1Q1RK1 w - - 0 1", (), ()),  # ... not through the e4 pawn
+        ("qr4k1/5ppp/8/4N3/8/8/5PPP/3Q1RK1 w - - 0 1", (2,), ()),  # Ne5 reaches f7
+        ("qr4k1/5ppp/8/8/8/8/5PPP/3Q1RK1 w - - 0 1", (), ()),  # nothing reaches the kings
+        ("rq4k1/5ppp/8/8/8/8/5PPP/3Q1RK1 b - - 0 1", (), ()),  # a queen walks nothing: not one
+        ("q5k1/5ppp/8/8/8/3Q4/1r3PPP/6K1 b - - 0 1", (), (4,)),  # Rb2 reaches f2, next to g1
+        ("q5k1/5ppp/8/8/8/3Q4/1r1B1PPP/6K1 b - - 0 1", (), ()),  # ... not through the bishop
+        ("qr3rk1/5ppp/8/2b1N3/8/8/5PPP/3Q1RK1 b - - 0 1", (2,), (3,)),  # Ne5 on f7, Bc5 on f2
+    )
+    saved = T.KING_ATTACK_UNITS
+    for fen_text, white, black in cases:
+        position = Position(fen_text)
+        c = position.counts
+        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
+        mg = 0
+        for kinds, sign, queen in ((white, 1, c[5]), (black, -1, c[13])):
+            units = min(16, sum(saved[kind] for kind in kinds))
+            pen = T.KING_ATTACK_PENALTY[units] if units else 0
+            mg += sign * (pen if queen else pen >> 1)
+        expected = mg * phase // 24 if mg >= 0 else -((-mg * phase) // 24)
+        if position.stm:
+            expected = -expected
+        T.KING_ATTACK_UNITS = (0,) * len(saved)
+        E.pack_terms(T)
+        try:
+            without = ev(fen_text)
+        finally:
+            T.KING_ATTACK_UNITS = saved
+            E.pack_terms(T)
+        diff = ev(fen_text) - without
+        assert abs(diff - expected) <= 1 and (diff != 0) == (expected != 0), (fen_text, diff, expected)

@@ -17,7 +17,8 @@ Terms (all numbers in tunables.py and pesto.py):
 - threats: a pawn attacking a knight, bishop, rook or queen; a knight or bishop attacking a
   rook or queen; a rook attacking a queen (found on the mobility walk's last square);
 - king safety (middlegame part only): missing shield pawns, open files at the king, and
-  enemy pieces within two squares of it (units by kind, penalty growing with their square);
+  its attackers (units by kind, penalty growing with their square): enemy pieces within two
+  squares of it, and knights, bishops and rooks whose mobility walk reaches a square next to it;
 - endgame knowledge in endgame.py: mating nets for KQK/KRK/KBNK and other bare-king
   endings, draws for insufficient or typically drawn material (KBK, KNK, KNNK, wrong-bishop
   rook pawn, a side without pawns that is less than a rook ahead);
@@ -288,11 +289,9 @@ def _terms(position, known: int) -> int:
                 vm -= int(t[_T_BACKWARD_MG])  # no own pawn beside or behind, an enemy pawn guards the stop
                 ve -= int(t[_T_BACKWARD_EG])
         else:
-            if int(dist[sq - enemy_king + 119]) <= 2:
-                if p < 8:
-                    units_b += int(t[_T_KING_ATTACK_UNITS + kind])
-                else:
-                    units_w += int(t[_T_KING_ATTACK_UNITS + kind])
+            # an attacker of the enemy king: within two squares of it, or reaching a square
+            # next to it (found on the mobility walk)
+            near = 1 if int(dist[sq - enemy_king + 119]) <= 2 else 0
             # mobility: squares reached that do not hold an own piece and that no enemy pawn
             # attacks (steps from a byte table, > 127 meaning negative: ATTACK_STEPS; an
             # enemy pawn attacking s stands on s + fwd +- 1)
@@ -320,6 +319,8 @@ def _terms(position, known: int) -> int:
                         if not (e & 0x88) and int(b[e]) == enemy_pawn:
                             safe = 0
                         mob += safe
+                        if not near and int(dist[s - enemy_king + 119]) <= 1:
+                            near = 1
                         if q:
                             # threats: a minor on a rook or queen, a rook on a queen
                             # (a king is not one; kind >> 2: 0 for a minor, 1 for a rook)
@@ -362,6 +363,11 @@ def _terms(position, known: int) -> int:
                         if e:
                             vm += int(t[_T_ROOK_SEVENTH_MG])
                             ve += int(t[_T_ROOK_SEVENTH_EG])
+            if near:
+                if p < 8:
+                    units_b += int(t[_T_KING_ATTACK_UNITS + kind])
+                else:
+                    units_w += int(t[_T_KING_ATTACK_UNITS + kind])
         if p < 8:
             mg += vm
             eg += ve

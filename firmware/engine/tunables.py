@@ -63,8 +63,9 @@ MOBILITY_BASE_N = const(4)
 # King safety (middlegame only, scaled by phase):
 SHIELD_MISSING = const(0)  # per file next to the king without an own pawn 1-2 ranks ahead
 KING_OPEN_FILE = const(18)  # per file at the king with no own pawn (half-open for the enemy)
-# Enemy pieces near the king (Chebyshev distance <= 2) give attack units by kind, and the
-# penalty grows with their square, so a lone attacker costs little and a swarm costs much.
+# The king's attackers give attack units by kind: enemy pieces near it (Chebyshev distance <= 2)
+# and enemy knights, bishops and rooks reaching a square next to it; the penalty grows with
+# their square, so a lone attacker costs little and a swarm costs much.
 KING_ATTACK_UNITS = (0, 0, 2, 2, 3, 5, 0)
 KING_ATTACK_PENALTY = (0, 0, 6, 9, 18, 32, 52, 78, 101, 130, 164, 200, 240, 280, 320, 360, 400)
 # Drawish material: a side without pawns that is not at least a rook ahead scales its
