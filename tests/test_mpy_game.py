@@ -61,10 +61,12 @@ from tests.mpy_game_player import play_game
 gc.collect()
 code = gc.mem_alloc() - base
 room = %d - base
-ballast = []
-while gc.mem_free() - room > 2048:
-    n = gc.mem_free() - room - 64
-    ballast.append(bytearray(n if n < 16384 else 16384))
+ballast = [None] * 64  # no list growing (its old storage would be freed below)
+i = 0
+while gc.mem_free() > room:  # each piece takes at least its n bytes: ends at or just below room
+    n = gc.mem_free() - room
+    ballast[i] = bytearray(n if n < 16384 else 16384)
+    i += 1
 gc.collect()
 free = gc.mem_free()
 r = play_game(level=%d, journal_dir=%r)
