@@ -285,7 +285,9 @@ class MemoryGame(ScriptedGame):
             gc.threshold(GC_THRESHOLD_BYTES)  # as firmware.app.main does
         self.hw = build_hardware(cfg, self.factory)
         self._step("drivers")
-        # boot.py builds the searcher on a board too: loaded here, dropped by App() (as in main)
+        # make_searcher lives in features/boot.py, as on a board; run_probe imported that module
+        # with the rest of the code before `base`, so the searcher step holds the searcher alone
+        # (App() drops the module, as main() does)
         searcher = features.load("boot").make_searcher(cfg, clock_ms=self.now, seed=self.seed,
                                                        tt_entries=self.tt_entries)
         self._step("searcher")
