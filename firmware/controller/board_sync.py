@@ -43,11 +43,9 @@ two game moves), never modified; later changes to it are seen only through set_p
 Allocation: event(), update(), set_position() and expect_move() allocate nothing, settling
 on a move included; only WRONG / ILLEGAL / UNEXPLAINED reports build their cell lists.
 """
-from array import array
 
 from firmware.compat import const, forget, ticks_diff
 from firmware.engine.position import Position
-from firmware.engine.rules import SCRATCH_MOVES
 
 # ---- occupancy -----------------------------------------------------------------------------
 # Occupancy bitmaps and the cells a move changes: the vocabulary of board sync.
@@ -213,37 +211,10 @@ _LOG = const(128)  # events remembered in order (a power of two)
 
 
 class Inference:
-    def __init__(self):
-        self.lift_seq = array("i", [0] * 64)
-        self.place_seq = array("i", [0] * 64)
-        self.seq = 0
-        self.floor = 0  # a move reported from now on must have left after this event
-        self.start = bytearray(8)  # occupancy when the history began
-        self._log = bytearray(_LOG)  # event seq s is _log[(s - 1) % _LOG] = cell | kind << 6
-        # Results of the last classify/diff.
-        self.found = 0
-        self.found_promo = False
-        self.found_dep = 0  # event number with which the found move's piece left
-        self.dn = 0  # number of changed cells
-        self.dadd = 0  # how many of them gained a piece
-        self.dcells = bytearray(64)
-        self.dmap = bytearray(8)
-        # Results of the last two_moves.
-        self.first = 0
-        self.first_promo = False
-        self.first_dep = 0
-        self.second = 0
-        self.second_promo = False
-        self.second_dep = 0
-        self.after_first = bytearray(8)
-        # Scratch buffers (board_sync.py borrows them between calls). The move buffer is the
-        # one engine.rules shares between legal_moves and has_legal_move (1 KB less heap): the
-        # board sync fills and reads it within one call that calls none of those two, and
-        # they fill and read it within theirs, which call nothing that reaches the board sync.
-        self.moves = SCRATCH_MOVES
-        self._firsts = array("i", [0] * _MAX_FIRST)
-        self.cells = bytearray(5)
-        self.cells2 = bytearray(5)
+    """The touch history and the move inference over it. Its state (the touch history, the
+    results of the last classify/diff and two_moves, the scratch buffers) is set by
+    board_sync_setup.inference(), which BoardSync.__init__ calls: that code runs once, so it
+    does not stay in a board's heap."""
 
     # ---- touch history ---------------------------------------------------------------
     def clear_history(self, start):
@@ -582,7 +553,9 @@ class BoardSync:
         # dropped after it: it runs once, so its code does not stay in a board's heap
         from firmware.controller import board_sync_setup
 
-        board_sync_setup.setup(self, stable_ms, unexplained_ms, Inference(), Position(None, 2 * _HISTORY + 4),
+        inference = Inference()
+        board_sync_setup.inference(inference, _LOG, _MAX_FIRST)
+        board_sync_setup.setup(self, stable_ms, unexplained_ms, inference, Position(None, 2 * _HISTORY + 4),
                                _QUEUE, _OK)
         del board_sync_setup
         forget("firmware.controller.board_sync_setup")

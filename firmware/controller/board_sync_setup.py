@@ -1,7 +1,45 @@
-"""Builds a BoardSync (board_sync.py): checks its arguments and sets its state. Loaded only
-for BoardSync.__init__ and dropped after it (a board builds its board sync once, at boot), so
-this code does not stay in a board's heap."""
+"""Builds a BoardSync (board_sync.py): checks its arguments and sets its state and its
+Inference's. Loaded only for BoardSync.__init__ and dropped after it (a board builds its board
+sync once, at boot), so this code does not stay in a board's heap."""
 from array import array
+
+
+
+def inference(inf, log_len, max_first):
+    """board_sync.Inference's state on `inf`; `log_len` and `max_first` are board_sync.py's
+    private sizes of the event log and of two_moves' list of first moves."""
+    from firmware.engine.rules import SCRATCH_MOVES
+
+    inf.lift_seq = array("i", [0] * 64)
+    inf.place_seq = array("i", [0] * 64)
+    inf.seq = 0
+    inf.floor = 0  # a move reported from now on must have left after this event
+    inf.start = bytearray(8)  # occupancy when the history began
+    inf._log = bytearray(log_len)  # event seq s is _log[(s - 1) % log_len] = cell | kind << 6
+    # Results of the last classify/diff.
+    inf.found = 0
+    inf.found_promo = False
+    inf.found_dep = 0  # event number with which the found move's piece left
+    inf.dn = 0  # number of changed cells
+    inf.dadd = 0  # how many of them gained a piece
+    inf.dcells = bytearray(64)
+    inf.dmap = bytearray(8)
+    # Results of the last two_moves.
+    inf.first = 0
+    inf.first_promo = False
+    inf.first_dep = 0
+    inf.second = 0
+    inf.second_promo = False
+    inf.second_dep = 0
+    inf.after_first = bytearray(8)
+    # Scratch buffers (board_sync.py borrows them between calls). The move buffer is the
+    # one engine.rules shares between legal_moves and has_legal_move (1 KB less heap): the
+    # board sync fills and reads it within one call that calls none of those two, and
+    # they fill and read it within theirs, which call nothing that reaches the board sync.
+    inf.moves = SCRATCH_MOVES
+    inf._firsts = array("i", [0] * max_first)
+    inf.cells = bytearray(5)
+    inf.cells2 = bytearray(5)
 
 
 def setup(s, stable_ms, unexplained_ms, inference, position, queue, ok):

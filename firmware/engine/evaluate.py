@@ -34,7 +34,7 @@ from array import array
 from firmware.compat import const, forget, micropython, ptr8, ptr16
 from firmware.engine import endgame
 from firmware.engine.tunables import NO_PAWN_DRAW_DIV, TEMPO
-from firmware.engine.position import ATTACK_STEPS, set_piece_square_tables
+from firmware.engine.position import ATTACK_STEPS
 
 _PHASE_TOTAL = const(24)
 _NONE = const(32767)  # endgame.special(): "no special knowledge, evaluate normally"
@@ -121,11 +121,10 @@ def init():
         return
     from firmware.engine import pesto
 
-    mg_by_kind, eg_by_kind = pesto.tables_by_kind()
+    pesto.install()
     del pesto
     forget("firmware.engine.pesto")
     forget("firmware.engine.tunables")
-    set_piece_square_tables(mg_by_kind, eg_by_kind)
     for df in range(-7, 8):
         for dr in range(-7, 8):
             DIST[dr * 16 + df + 119] = max(abs(df), abs(dr))

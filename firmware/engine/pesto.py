@@ -3,10 +3,10 @@ published on the Chess Programming Wiki page "PeSTO's Evaluation Function"), mid
 endgame, in centipawns.
 
 The 64-entry tables are written like a board diagram: the first row is rank 8, White's point
-of view. evaluate.init() takes them from tables_by_kind() (material added, rows in a1..h8
-order) and installs them in position.py, whose make/unmake keep the sums incrementally; then
-it drops this module from sys.modules, so its tuples (about 4 KB on a 32-bit board) and that
-function's code are freed: nothing else reads it.
+of view. evaluate.init() calls install(), which writes them (material added) into position.py's
+tables, whose sums make/unmake keep incrementally; then it drops this module from sys.modules,
+so its tuples (about 4 KB on a 32-bit board) and that function's code are freed: nothing else
+reads it.
 The other tuned numbers are in tunables.py.
 """
 
@@ -139,17 +139,27 @@ PST_MG_BY_KIND = (None, PAWN_MG, KNIGHT_MG, BISHOP_MG, ROOK_MG, QUEEN_MG, KING_M
 PST_EG_BY_KIND = (None, PAWN_EG, KNIGHT_EG, BISHOP_EG, ROOK_EG, QUEEN_EG, KING_EG)
 
 
-def tables_by_kind():
-    """(mg_by_kind, eg_by_kind): for each kind 1..6 a 64-entry list in a1..h8 order, White's
-    view, material included (index 0, no piece, stays empty): what
-    position.set_piece_square_tables takes."""
-    mg_by_kind = [[] for _ in range(7)]
-    eg_by_kind = [[] for _ in range(7)]
+_BIAS = 0x8000  # position.py's _PST_BIAS: its cells are unsigned
+
+
+def install():
+    """Write these tables into position.py's PST_MG/PST_EG (material added; Black's entries
+    mirrored and negated, each cell + _BIAS). Positions made afterwards (or re-set with
+    `load_fen`, or `rehash()`ed) score with them."""
+    from firmware.engine.position import PIECE_BASE, PST_EG, PST_MG
+
     for kind in range(1, 7):
         pst_mg = PST_MG_BY_KIND[kind]
         pst_eg = PST_EG_BY_KIND[kind]
+        white = PIECE_BASE[kind]
+        black = PIECE_BASE[kind | 8]
         for sq64 in range(64):
-            diagram = (7 - (sq64 >> 3)) * 8 + (sq64 & 7)  # the tables are written rank 8 first
-            mg_by_kind[kind].append(MATERIAL_MG[kind] + pst_mg[diagram])
-            eg_by_kind[kind].append(MATERIAL_EG[kind] + pst_eg[diagram])
-    return mg_by_kind, eg_by_kind
+            rank, file = sq64 >> 3, sq64 & 7
+            mg = MATERIAL_MG[kind] + pst_mg[(7 - rank) * 8 + file]  # the tables are written rank 8 first
+            eg = MATERIAL_EG[kind] + pst_eg[(7 - rank) * 8 + file]
+            sq = rank * 16 + file
+            mirrored = (7 - rank) * 16 + file
+            PST_MG[white + sq] = _BIAS + mg
+            PST_EG[white + sq] = _BIAS + eg
+            PST_MG[black + mirrored] = _BIAS - mg
+            PST_EG[black + mirrored] = _BIAS - eg

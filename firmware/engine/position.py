@@ -8,7 +8,7 @@ Everything a search touches per node lives here and allocates nothing:
 - the hash is two 30-bit halves (`hash_lo`, `hash_hi`), see zobrist.py;
 - `score_mg` / `score_eg` are the incremental material + piece-square sums (White's view),
   read from `PST_MG` / `PST_EG` (filled with plain material values until the evaluation
-  installs its tables with `set_piece_square_tables`).
+  installs its tables with `pesto.install()`).
 
 Generation is pseudo-legal; `make_legal(move, in_check)` makes a move and reports whether it
 left the mover's king safe, skipping the attack test when the move cannot expose the king
@@ -74,26 +74,15 @@ PST_MG = array("H", bytes(2 * zobrist.TABLE_SIZE))
 PST_EG = array("H", bytes(2 * zobrist.TABLE_SIZE))
 
 
-def set_piece_square_tables(mg_by_kind, eg_by_kind):
-    """Install piece-square tables: `mg_by_kind[kind]` is a 64-entry sequence (a1..h8, White's
-    view, material included). Black's entries are mirrored and negated here. Positions made
-    afterwards (or re-set with `set_fen`) score with them."""
-    for kind in range(1, 7):
-        for sq64 in range(64):
-            rank, file = sq64 >> 3, sq64 & 7
-            sq = rank * 16 + file
-            mirrored = (7 - rank) * 16 + file
-            PST_MG[PIECE_BASE[kind] + sq] = _PST_BIAS + mg_by_kind[kind][sq64]
-            PST_EG[PIECE_BASE[kind] + sq] = _PST_BIAS + eg_by_kind[kind][sq64]
-            PST_MG[PIECE_BASE[kind | 8] + mirrored] = _PST_BIAS - mg_by_kind[kind][sq64]
-            PST_EG[PIECE_BASE[kind | 8] + mirrored] = _PST_BIAS - eg_by_kind[kind][sq64]
-
-
-def _material_tables():
-    return [[MATERIAL[kind]] * 64 for kind in range(7)]
-
-
-set_piece_square_tables(_material_tables(), _material_tables())
+# Plain material values until evaluate.init() installs PeSTO's tables (pesto.install()): that
+# code runs once, so it lives in pesto.py, which is dropped after it. This loop is module-level
+# code, freed after the import.
+for _kind in range(1, 7):
+    for _sq in range(120):
+        if not _sq & 0x88:
+            PST_MG[PIECE_BASE[_kind] + _sq] = PST_EG[PIECE_BASE[_kind] + _sq] = _PST_BIAS + MATERIAL[_kind]
+            PST_MG[PIECE_BASE[_kind | 8] + _sq] = PST_EG[PIECE_BASE[_kind | 8] + _sq] = _PST_BIAS - MATERIAL[_kind]
+del _kind, _sq
 
 
 _BACK_RANK = b"\x04\x02\x03\x05\x06\x03\x02\x04"  # R N B Q K B N R, a to h
