@@ -182,6 +182,40 @@ def test_a_minor_or_rook_attacking_a_heavier_piece_is_a_threat_for_either_colour
         assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
 
 
+def test_a_knight_or_bishop_no_pawn_guards_is_weak_when_a_piece_attacks_it():
+    """A knight or bishop that no pawn of its side guards, attacked by an enemy knight or
+    bishop (WEAK_BY_MINOR) or rook (WEAK_BY_ROOK): once per attacked piece, for both colours
+    with their signs; not when a pawn guards it, not through another piece, and never for a
+    rook, queen or pawn attacked (the threats above count the heavier ones)."""
+    names = ("WEAK_BY_MINOR_MG", "WEAK_BY_MINOR_EG", "WEAK_BY_ROOK_MG", "WEAK_BY_ROOK_EG")
+
+    # (FEN, weak pieces attacked by minors: White's attacks minus Black's, the same by rooks)
+    cases = (
+        ("r3k3/p7/8/3b4/8/1N6/7P/4K2R w - - 0 1", -1, 0),  # Bd5 attacks Nb3, which no pawn guards
+        ("r3k3/p7/8/3b4/8/1N6/7P/4K2R b - - 0 1", -1, 0),  # the same, Black to move
+        ("r3k3/p7/8/3b4/8/1N6/P6P/4K2R w - - 0 1", 0, 0),  # the a2 pawn guards b3
+        ("r3k3/p7/8/3b4/2P5/1N6/7P/4K2R w - - 0 1", 0, 0),  # c4 stands between them
+        ("r3k3/p7/8/3b4/8/1B6/7P/4K2R w - - 0 1", 0, 0),  # Bb3 and Bd5 attack each other
+        ("4k2r/p7/8/8/8/8/P6b/4K2R w - - 0 1", 0, 1),  # Rh1 attacks Bh2
+        ("4k2r/p7/8/8/8/6P1/P6b/4K2R w - - 0 1", 0, 1),  # ... White's g3 pawn does not guard it
+        ("4k2r/p7/8/8/8/6p1/P6b/4K2R w - - 0 1", 0, 0),  # ... Black's does
+        ("4k3/7p/1n6/8/8/1R6/P6P/4K3 w - - 0 1", 0, 1),  # Rb3 attacks Nb6 up the file
+        ("4k3/2p4p/1n6/8/8/1R6/P6P/4K3 w - - 0 1", 0, 0),  # ... the c7 pawn guards it
+        ("4k3/7p/1r6/8/8/1R6/P6P/4K3 w - - 0 1", 0, 0),  # a rook attacked is not weak here
+    )
+    for fen_text, minor, rook in cases:
+        position = Position(fen_text)
+        c = position.counts
+        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
+        mg = minor * T.WEAK_BY_MINOR_MG + rook * T.WEAK_BY_ROOK_MG
+        eg = minor * T.WEAK_BY_MINOR_EG + rook * T.WEAK_BY_ROOK_EG
+        expected = (mg * phase + eg * (24 - phase)) // 24
+        if position.stm:
+            expected = -expected
+        diff = ev(fen_text) - _ev_without(names, fen_text)
+        assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+
+
 def test_mobility_counts_only_squares_no_enemy_pawn_attacks():
     """A piece's mobility counts the squares it reaches (empty or enemy) that no enemy pawn
     attacks, for both colours with their signs: here a knight in the open, a bishop whose
@@ -328,13 +362,15 @@ def test_terms_packs_every_tunable_where_the_evaluation_reads_it():
     for name, offset in tables.items():
         for i, value in enumerate(getattr(T, name)):
             want[offset + i] = value
-    scalars = [n for n in dir(E) if n.startswith("_T_") and n[3:] not in tables and n not in ("_T_SIZE", "_T_THREAT_MG",
-                                                                                              "_T_THREAT_EG")]
+    scalars = [n for n in dir(E) if n.startswith("_T_") and n[3:] not in tables
+               and n not in ("_T_SIZE", "_T_THREAT_MG", "_T_THREAT_EG", "_T_WEAK_MG", "_T_WEAK_EG")]
     for name in scalars:
         want[getattr(E, name)] = getattr(T, name[3:])
     for i, name in enumerate(("MINOR", "ROOK")):
         want[E._T_THREAT_MG + i] = getattr(T, "THREAT_%s_MG" % name)
         want[E._T_THREAT_EG + i] = getattr(T, "THREAT_%s_EG" % name)
+        want[E._T_WEAK_MG + i] = getattr(T, "WEAK_BY_%s_MG" % name)
+        want[E._T_WEAK_EG + i] = getattr(T, "WEAK_BY_%s_EG" % name)
     assert sorted(want) == list(range(E._T_SIZE))
     assert [E._TERMS[i] for i in range(E._T_SIZE)] == [want[i] for i in range(E._T_SIZE)]
     assert "firmware.engine.terms" not in sys.modules

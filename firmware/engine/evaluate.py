@@ -15,7 +15,8 @@ Terms (all numbers in tunables.py and pesto.py):
 - light mobility (knights, bishops, rooks: squares not occupied by own pieces and not
   attacked by an enemy pawn);
 - threats: a pawn attacking a knight, bishop, rook or queen; a knight or bishop attacking a
-  rook or queen; a rook attacking a queen (found on the mobility walk's last square);
+  rook or queen; a rook attacking a queen; a knight, bishop or rook attacking a knight or
+  bishop that no pawn guards (found on the mobility walk's last square);
 - king safety (middlegame part only): missing shield pawns, open files at the king, and
   its attackers (units by kind, penalty growing with their square): enemy pieces within two
   squares of it, and knights, bishops and rooks whose mobility walk reaches a square next to it;
@@ -77,7 +78,9 @@ _T_PASSED_EG = const(40)
 _T_PASSED_KING_DIST = const(48)
 _T_KING_ATTACK_UNITS = const(56)  # 7 entries, by kind
 _T_KING_ATTACK_PENALTY = const(63)  # 17 entries, by units
-_T_SIZE = const(80)
+_T_WEAK_MG = const(80)  # 2 entries: a weak knight or bishop attacked by a minor, by a rook
+_T_WEAK_EG = const(82)
+_T_SIZE = const(84)
 _TERMS = array("H", bytes(2 * _T_SIZE))
 
 
@@ -327,6 +330,11 @@ def _terms(position, known: int) -> int:
                             if (e & 6) == 4 and e > kind:
                                 vm += int(t[_T_THREAT_MG + (kind >> 2)])
                                 ve += int(t[_T_THREAT_EG + (kind >> 2)])
+                            elif safe and e > 1 and e < 4:
+                                # a knight or bishop no pawn guards ("safe": no pawn of
+                                # its side attacks its square), attacked by a minor or rook
+                                vm += int(t[_T_WEAK_MG + (kind >> 2)])
+                                ve += int(t[_T_WEAK_EG + (kind >> 2)])
                             break
                         if kind == 2:
                             break
