@@ -42,7 +42,7 @@ THREAT_MINOR_EG = const(45)
 THREAT_ROOK_MG = const(45)
 THREAT_ROOK_EG = const(35)
 # A knight or bishop that no pawn of its side guards, attacked by an enemy knight or bishop
-# (WEAK_BY_MINOR) or rook (WEAK_BY_ROOK), per attacked piece (+33 Elo in self-play, session 28).
+# (WEAK_BY_MINOR) or rook (WEAK_BY_ROOK), per attacked piece (+25 Elo in self-play, session 28).
 WEAK_BY_MINOR_MG = const(35)
 WEAK_BY_MINOR_EG = const(20)
 WEAK_BY_ROOK_MG = const(25)
