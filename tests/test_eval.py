@@ -149,6 +149,24 @@ def _ev_without(names, fen_text):
         E.pack_terms(T)
 
 
+def _check_by_minor_and_rook(names, cases):
+    """A term counted per attacked piece, by a minor (names[0:2], mg and eg) or by a rook
+    (names[2:4]): each case (FEN, White's count minus Black's by minors, the same by rooks) must
+    move the evaluation by exactly the tapered sum of its weights, from the side to move's view."""
+    for fen_text, minor, rook in cases:
+        position = Position(fen_text)
+        c = position.counts
+        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
+        by_minor_mg, by_minor_eg, by_rook_mg, by_rook_eg = (getattr(T, name) for name in names)
+        mg = minor * by_minor_mg + rook * by_rook_mg
+        eg = minor * by_minor_eg + rook * by_rook_eg
+        expected = (mg * phase + eg * (24 - phase)) // 24
+        if position.stm:
+            expected = -expected
+        diff = ev(fen_text) - _ev_without(names, fen_text)
+        assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+
+
 def test_a_minor_or_rook_attacking_a_heavier_piece_is_a_threat_for_either_colour():
     """A knight or bishop attacking an enemy rook or queen, a rook attacking an enemy queen:
     counted once per attacked piece, for both colours with their signs; never a king, a piece
@@ -169,17 +187,7 @@ def test_a_minor_or_rook_attacking_a_heavier_piece_is_a_threat_for_either_colour
         ("3qk3/p7/8/1b6/8/8/P4R2/4K3 b - - 0 1", 0, 0),  # Bb5 and Qd8 attack nothing of these kinds
         ("4k3/p7/2n5/8/1Q1R4/8/P7/4K3 b - - 0 1", -2, 0),  # Nc6 attacks Qb4 and Rd4
     )
-    for fen_text, minor, rook in cases:
-        position = Position(fen_text)
-        c = position.counts
-        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
-        mg = minor * T.THREAT_MINOR_MG + rook * T.THREAT_ROOK_MG
-        eg = minor * T.THREAT_MINOR_EG + rook * T.THREAT_ROOK_EG
-        expected = (mg * phase + eg * (24 - phase)) // 24
-        if position.stm:
-            expected = -expected
-        diff = ev(fen_text) - _ev_without(names, fen_text)
-        assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+    _check_by_minor_and_rook(names, cases)
 
 
 def test_a_knight_or_bishop_no_pawn_guards_is_weak_when_a_piece_attacks_it():
@@ -203,17 +211,7 @@ def test_a_knight_or_bishop_no_pawn_guards_is_weak_when_a_piece_attacks_it():
         ("4k3/2p4p/1n6/8/8/1R6/P6P/4K3 w - - 0 1", 0, 0),  # ... the c7 pawn guards it
         ("4k3/7p/1r6/8/8/1R6/P6P/4K3 w - - 0 1", 0, 0),  # a rook attacked is not weak here
     )
-    for fen_text, minor, rook in cases:
-        position = Position(fen_text)
-        c = position.counts
-        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
-        mg = minor * T.WEAK_BY_MINOR_MG + rook * T.WEAK_BY_ROOK_MG
-        eg = minor * T.WEAK_BY_MINOR_EG + rook * T.WEAK_BY_ROOK_EG
-        expected = (mg * phase + eg * (24 - phase)) // 24
-        if position.stm:
-            expected = -expected
-        diff = ev(fen_text) - _ev_without(names, fen_text)
-        assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+    _check_by_minor_and_rook(names, cases)
 
 
 def test_mobility_counts_only_squares_no_enemy_pawn_attacks():
