@@ -4,7 +4,6 @@ sync once, at boot), so this code does not stay in a board's heap."""
 from array import array
 
 
-
 def inference(inf, log_len, max_first):
     """board_sync.Inference's state on `inf`; `log_len` and `max_first` are board_sync.py's
     private sizes of the event log and of two_moves' list of first moves."""

@@ -155,8 +155,9 @@ def install():
         black = PIECE_BASE[kind | 8]
         for sq64 in range(64):
             rank, file = sq64 >> 3, sq64 & 7
-            mg = MATERIAL_MG[kind] + pst_mg[(7 - rank) * 8 + file]  # the tables are written rank 8 first
-            eg = MATERIAL_EG[kind] + pst_eg[(7 - rank) * 8 + file]
+            diagram = (7 - rank) * 8 + file  # the tables are written rank 8 first
+            mg = MATERIAL_MG[kind] + pst_mg[diagram]
+            eg = MATERIAL_EG[kind] + pst_eg[diagram]
             sq = rank * 16 + file
             mirrored = (7 - rank) * 16 + file
             PST_MG[white + sq] = _BIAS + mg
