@@ -214,6 +214,33 @@ def test_a_knight_or_bishop_no_pawn_guards_is_weak_when_a_piece_attacks_it():
     _check_by_minor_and_rook(names, cases)
 
 
+def test_a_king_next_to_an_enemy_piece_no_pawn_guards_threatens_it_once():
+    """A king next to an enemy piece or pawn that no enemy pawn guards and that the enemy king
+    does not stand next to (KING_THREAT_MG/EG): once per king, however many such pieces, for
+    both colours with their signs."""
+    names = ("KING_THREAT_MG", "KING_THREAT_EG")
+    # (FEN, 1 when White's king threatens, minus 1 when Black's does)
+    cases = (
+        ("r3k3/p7/8/8/3Kn3/8/7P/R7 w - - 0 1", 1),  # Kd4 next to Ne4
+        ("r3k3/p7/8/8/3Kn3/8/7P/R7 b - - 0 1", 1),  # the same, Black to move
+        ("r3k3/p7/8/5p2/3Kn3/8/7P/R7 w - - 0 1", 0),  # the f5 pawn guards e4
+        ("r7/p7/8/8/3Knk2/8/7P/R7 w - - 0 1", 0),  # Black's king stands next to e4
+        ("r3k3/p7/8/8/2nKp3/8/7P/R7 w - - 0 1", 1),  # Nc4 and e4: once
+        ("r3k3/p7/8/3N4/8/8/7P/R3K3 w - - 0 1", 0),  # nothing next to a king
+        ("r7/p7/4k3/3N4/8/8/7P/R3K3 b - - 0 1", -1),  # Ke6 next to Nd5
+        ("r7/p7/4k3/3N4/2P5/8/7P/R3K3 b - - 0 1", 0),  # ... the c4 pawn guards d5
+    )
+    for fen_text, threat in cases:
+        position = Position(fen_text)
+        c = position.counts
+        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
+        expected = threat * (T.KING_THREAT_MG * phase + T.KING_THREAT_EG * (24 - phase)) // 24
+        if position.stm:
+            expected = -expected
+        diff = ev(fen_text) - _ev_without(names, fen_text)
+        assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+
+
 def test_mobility_counts_only_squares_no_enemy_pawn_attacks():
     """A piece's mobility counts the squares it reaches (empty or enemy) that no enemy pawn
     attacks, for both colours with their signs: here a knight in the open, a bishop whose

@@ -85,7 +85,8 @@ SCALARS = (
     + [("PASSED_EG", i) for i in range(1, 7)]
     + [("PASSED_PROTECTED_EG", None), ("PAWN_THREAT_MG", None), ("PAWN_THREAT_EG", None),
        ("THREAT_MINOR_MG", None), ("THREAT_MINOR_EG", None), ("THREAT_ROOK_MG", None), ("THREAT_ROOK_EG", None),
-       ("WEAK_BY_MINOR_MG", None), ("WEAK_BY_MINOR_EG", None), ("WEAK_BY_ROOK_MG", None), ("WEAK_BY_ROOK_EG", None)]
+       ("WEAK_BY_MINOR_MG", None), ("WEAK_BY_MINOR_EG", None), ("WEAK_BY_ROOK_MG", None), ("WEAK_BY_ROOK_EG", None),
+       ("KING_THREAT_MG", None), ("KING_THREAT_EG", None)]
     + [("PASSED_KING_DIST", i) for i in range(2, 7)]
     + [("ROOK_OPEN_MG", None), ("ROOK_OPEN_EG", None), ("ROOK_HALF_OPEN_MG", None),
        ("ROOK_HALF_OPEN_EG", None), ("ROOK_SEVENTH_MG", None), ("ROOK_SEVENTH_EG", None),

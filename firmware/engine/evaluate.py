@@ -16,7 +16,8 @@ Terms (all numbers in tunables.py and pesto.py):
   attacked by an enemy pawn);
 - threats: a pawn attacking a knight, bishop, rook or queen; a knight or bishop attacking a
   rook or queen; a rook attacking a queen; a knight, bishop or rook attacking a knight or
-  bishop that no pawn guards (found on the mobility walk's last square);
+  bishop that no pawn guards (found on the mobility walk's last square); a king next to an
+  enemy piece or pawn that no pawn guards and the enemy king does not (once per king);
 - king safety (middlegame part only): missing shield pawns, open files at the king, and
   its attackers (units by kind, penalty growing with their square): enemy pieces within two
   squares of it, and knights, bishops and rooks whose mobility walk reaches a square next to it;
@@ -80,7 +81,9 @@ _T_KING_ATTACK_UNITS = const(56)  # 7 entries, by kind
 _T_KING_ATTACK_PENALTY = const(63)  # 17 entries, by units
 _T_WEAK_MG = const(80)  # 2 entries: a weak knight or bishop attacked by a minor, by a rook
 _T_WEAK_EG = const(82)
-_T_SIZE = const(84)
+_T_KING_THREAT_MG = const(84)
+_T_KING_THREAT_EG = const(85)
+_T_SIZE = const(86)
 _TERMS = array("H", bytes(2 * _T_SIZE))
 
 
@@ -215,6 +218,8 @@ def _terms(position, known: int) -> int:
     units_b = 0
     # the first promotion of an unstoppable passer: the ply it comes on x 16 + its colour
     race = 9999
+    # pieces the enemy king attacks (bit 0: White's, bit 1: Black's)
+    king_threats = 0
     i = 0
     while i < n:
         sq = int(occ[i])
@@ -241,6 +246,10 @@ def _terms(position, known: int) -> int:
             fwd = -16
         vm = 0
         ve = 0
+        # next to the enemy king, not to its own, and no own pawn guards it: the king takes it
+        if int(dist[sq - enemy_king + 119]) == 1 and int(dist[sq - king + 119]) > 1:
+            if not (((int(masks[own + fi - 1]) | int(masks[own + fi + 1])) << 1) & (1 << r)):
+                king_threats |= 1 + (p >> 3)
         if kind == 1:
             # threats: an enemy knight, bishop, rook or queen on a square this pawn attacks
             # (b[s] ^ p ^ 9 turns the enemy's piece codes into 2..5 for either colour)
@@ -389,6 +398,9 @@ def _terms(position, known: int) -> int:
             eg -= int(t[_T_UNSTOPPABLE])
         else:
             eg += int(t[_T_UNSTOPPABLE])
+    king_threats = (king_threats >> 1) - (king_threats & 1)  # White's view: -1, 0 or 1
+    mg += int(t[_T_KING_THREAT_MG]) * king_threats
+    eg += int(t[_T_KING_THREAT_EG]) * king_threats
     if int(c[3]) >= 2:
         mg += int(t[_T_BISHOP_PAIR_MG])
         eg += int(t[_T_BISHOP_PAIR_EG])

@@ -4,7 +4,8 @@ does not stay in a board's heap.
 
 The layout is evaluate.py's _T_* offsets: the 32 scalars below from 0, then the tables at
 _T_PASSED_MG (32), _T_PASSED_EG (40), _T_PASSED_KING_DIST (48), _T_KING_ATTACK_UNITS (56),
-_T_KING_ATTACK_PENALTY (63), _T_WEAK_MG (80) and _T_WEAK_EG (82), 84 cells in all
+_T_KING_ATTACK_PENALTY (63), _T_WEAK_MG (80), _T_WEAK_EG (82), then _T_KING_THREAT_MG and _EG (84, 85),
+86 cells in all
 (tests/test_eval.py checks every one).
 """
 
@@ -25,6 +26,7 @@ def pack(cells, T=None):
     for offset, values in ((32, T.PASSED_MG), (40, T.PASSED_EG), (48, T.PASSED_KING_DIST),
                            (56, T.KING_ATTACK_UNITS), (63, T.KING_ATTACK_PENALTY),
                            (80, (T.WEAK_BY_MINOR_MG, T.WEAK_BY_ROOK_MG)), (82, (T.WEAK_BY_MINOR_EG, T.WEAK_BY_ROOK_EG)),
+                           (84, (T.KING_THREAT_MG, T.KING_THREAT_EG)),
                            (0, scalars)):
         for i, value in enumerate(values):
             if not 0 <= value <= 65535:
