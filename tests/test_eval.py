@@ -149,17 +149,16 @@ def _ev_without(names, fen_text):
         E.pack_terms(T)
 
 
-def _check_by_minor_and_rook(names, cases):
-    """A term counted per attacked piece, by a minor (names[0:2], mg and eg) or by a rook
-    (names[2:4]): each case (FEN, White's count minus Black's by minors, the same by rooks) must
-    move the evaluation by exactly the tapered sum of its weights, from the side to move's view."""
-    for fen_text, minor, rook in cases:
+def _check_counted(names, cases):
+    """A term counted per attacked piece, its weights in `names` as (mg, eg) pairs: each case
+    (FEN, then for each pair White's count minus Black's) must move the evaluation by exactly
+    the tapered sum of its weights, from the side to move's view."""
+    for fen_text, *counts in cases:
         position = Position(fen_text)
         c = position.counts
         phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
-        by_minor_mg, by_minor_eg, by_rook_mg, by_rook_eg = (getattr(T, name) for name in names)
-        mg = minor * by_minor_mg + rook * by_rook_mg
-        eg = minor * by_minor_eg + rook * by_rook_eg
+        mg = sum(n * getattr(T, names[2 * i]) for i, n in enumerate(counts))
+        eg = sum(n * getattr(T, names[2 * i + 1]) for i, n in enumerate(counts))
         expected = (mg * phase + eg * (24 - phase)) // 24
         if position.stm:
             expected = -expected
@@ -187,7 +186,7 @@ def test_a_minor_or_rook_attacking_a_heavier_piece_is_a_threat_for_either_colour
         ("3qk3/p7/8/1b6/8/8/P4R2/4K3 b - - 0 1", 0, 0),  # Bb5 and Qd8 attack nothing of these kinds
         ("4k3/p7/2n5/8/1Q1R4/8/P7/4K3 b - - 0 1", -2, 0),  # Nc6 attacks Qb4 and Rd4
     )
-    _check_by_minor_and_rook(names, cases)
+    _check_counted(names, cases)
 
 
 def test_a_knight_or_bishop_no_pawn_guards_is_weak_when_a_piece_attacks_it():
@@ -211,7 +210,7 @@ def test_a_knight_or_bishop_no_pawn_guards_is_weak_when_a_piece_attacks_it():
         ("4k3/2p4p/1n6/8/8/1R6/P6P/4K3 w - - 0 1", 0, 0),  # ... the c7 pawn guards it
         ("4k3/7p/1r6/8/8/1R6/P6P/4K3 w - - 0 1", 0, 0),  # a rook attacked is not weak here
     )
-    _check_by_minor_and_rook(names, cases)
+    _check_counted(names, cases)
 
 
 def test_a_king_next_to_an_enemy_piece_no_pawn_guards_threatens_it_once():
@@ -230,15 +229,7 @@ def test_a_king_next_to_an_enemy_piece_no_pawn_guards_threatens_it_once():
         ("r7/p7/4k3/3N4/8/8/7P/R3K3 b - - 0 1", -1),  # Ke6 next to Nd5
         ("r7/p7/4k3/3N4/2P5/8/7P/R3K3 b - - 0 1", 0),  # ... the c4 pawn guards d5
     )
-    for fen_text, threat in cases:
-        position = Position(fen_text)
-        c = position.counts
-        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
-        expected = threat * (T.KING_THREAT_MG * phase + T.KING_THREAT_EG * (24 - phase)) // 24
-        if position.stm:
-            expected = -expected
-        diff = ev(fen_text) - _ev_without(names, fen_text)
-        assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+    _check_counted(names, cases)
 
 
 def test_mobility_counts_only_squares_no_enemy_pawn_attacks():
@@ -283,15 +274,7 @@ def test_a_pawn_attacking_a_piece_is_a_threat_for_either_colour():
         ("4k3/p7/8/8/N3P3/8/P7/4K3 w - - 0 1", 0),  # no enemy piece in reach
         ("4k3/p7/8/5q2/4P3/8/P7/4K3 b - - 0 1", 1),  # a queen, one diagonal
     )
-    for fen_text, hits in cases:
-        position = Position(fen_text)
-        c = position.counts
-        phase = min(24, c[2] + c[3] + c[10] + c[11] + 2 * (c[4] + c[12]) + 4 * (c[5] + c[13]))
-        expected = hits * (T.PAWN_THREAT_MG * phase + T.PAWN_THREAT_EG * (24 - phase)) // 24
-        if position.stm:
-            expected = -expected
-        diff = ev(fen_text) - _ev_without(("PAWN_THREAT_MG", "PAWN_THREAT_EG"), fen_text)
-        assert abs(diff - expected) <= 1, (fen_text, diff, expected)  # the taper's rounding
+    _check_counted(("PAWN_THREAT_MG", "PAWN_THREAT_EG"), cases)
 
 
 def test_rook_on_open_file_and_king_shelter():
