@@ -17,7 +17,8 @@ Terms (all numbers in tunables.py and pesto.py):
 - threats: a pawn attacking a knight, bishop, rook or queen; a knight or bishop attacking a
   rook or queen; a rook attacking a queen; a knight, bishop or rook attacking a knight or
   bishop that no pawn guards (found on the mobility walk's last square); a king next to an
-  enemy piece or pawn that no pawn guards and the enemy king does not (once per king);
+  enemy piece or pawn that no pawn of its side guards and its own king does not stand next
+  to (once per king);
 - king safety (middlegame part only): missing shield pawns, open files at the king, and
   its attackers (units by kind, penalty growing with their square): enemy pieces within two
   squares of it, and knights, bishops and rooks whose mobility walk reaches a square next to it;
@@ -246,7 +247,8 @@ def _terms(position, known: int) -> int:
             fwd = -16
         vm = 0
         ve = 0
-        # next to the enemy king, not to its own, and no own pawn guards it: the king takes it
+        # next to the enemy king, not to its own, and no own pawn guards it (none on a file
+        # beside it one rank behind, read from the pawn masks): the enemy king can take it
         if int(dist[sq - enemy_king + 119]) == 1 and int(dist[sq - king + 119]) > 1:
             if not (((int(masks[own + fi - 1]) | int(masks[own + fi + 1])) << 1) & (1 << r)):
                 king_threats |= 1 + (p >> 3)

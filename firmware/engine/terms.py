@@ -4,9 +4,9 @@ does not stay in a board's heap.
 
 The layout is evaluate.py's _T_* offsets: the 32 scalars below from 0, then the tables at
 _T_PASSED_MG (32), _T_PASSED_EG (40), _T_PASSED_KING_DIST (48), _T_KING_ATTACK_UNITS (56),
-_T_KING_ATTACK_PENALTY (63), _T_WEAK_MG (80), _T_WEAK_EG (82), then _T_KING_THREAT_MG and _EG (84, 85),
-86 cells in all
-(tests/test_eval.py checks every one).
+_T_KING_ATTACK_PENALTY (63), _T_WEAK_MG (80), _T_WEAK_EG (82), and the king's threat at
+_T_KING_THREAT_MG (84) and _T_KING_THREAT_EG (85): 86 cells in all (tests/test_eval.py checks
+every one).
 """
 
 
