@@ -97,7 +97,7 @@ RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
 RFP_MARGIN = const(90)  # per depth
 RAZOR_MARGIN = const(300)  # per depth (1-2): static + this <= alpha drops into quiescence
 FUTILITY_MARGIN = (0, 100, 200)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
-LMP_COUNT = (0, 5, 9, 14)  # late quiet moves skipped at depth 1-3 beyond this many
+LMP_COUNT = (0, 6, 11, 17)  # late quiet moves skipped at depth 1-3 beyond this many (session 30; was 5, 9, 14)
 LMR_MIN_DEPTH = const(3)
 LMR_FIRST = const(3)  # moves searched before reductions start
 DELTA_MARGIN = const(200)
