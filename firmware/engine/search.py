@@ -901,7 +901,7 @@ class Searcher:
         fut = prune_ok and depth <= 2 and static + FUTILITY_MARGIN[depth] <= alpha
         lmp = LMP_COUNT[depth] if prune_ok else 1000
         if not improving:
-            lmp -= lmp // 3
+            lmp -= lmp // 4  # a quarter fewer (session 30; a third before)
         k = start
         while k < end:
             _pick(ms, moves, k, end)  # selection: the best remaining move to k
