@@ -53,7 +53,7 @@ nodes before committing it (docs/engine.md, "Tuning the evaluation").
 What is fitted: MATERIAL_MG/EG and the twelve 64-entry tables of pesto.py (pawn ranks 1 and 8
 stay 0), and in tunables.py TEMPO, the bishop pair, doubled/isolated/backward pawns,
 PASSED_MG (ranks 2-7), PASSED_PROTECTED_EG, the pawn, minor and rook threats, the rook file
-and 7th rank terms, the mobility weights, SHIELD_MISSING, KING_OPEN_FILE and
+and 7th rank terms, the mobility weights, KING_OPEN_FILE and
 KING_ATTACK_PENALTY. Left alone: divisors,
 mobility bases, attack units, UNSTOPPABLE, endgame knowledge, every search number, and (by
 `--freeze`, default) PASSED_EG and PASSED_KING_DIST: fitted freely they flattened the passer
@@ -91,7 +91,7 @@ SCALARS = (
     + [("ROOK_OPEN_MG", None), ("ROOK_OPEN_EG", None), ("ROOK_HALF_OPEN_MG", None),
        ("ROOK_HALF_OPEN_EG", None), ("ROOK_SEVENTH_MG", None), ("ROOK_SEVENTH_EG", None),
        ("BISHOP_MOBILITY", None), ("ROOK_MOBILITY_MG", None), ("ROOK_MOBILITY_EG", None),
-       ("KNIGHT_MOBILITY", None), ("SHIELD_MISSING", None), ("KING_OPEN_FILE", None)]
+       ("KNIGHT_MOBILITY", None), ("KING_OPEN_FILE", None)]
     + [("KING_ATTACK_PENALTY", i) for i in range(2, 17)]
 )
 

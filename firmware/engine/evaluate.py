@@ -19,7 +19,7 @@ Terms (all numbers in tunables.py and pesto.py):
   bishop that no pawn guards (found on the mobility walk's last square); a king next to an
   enemy piece or pawn that no pawn of its side guards and its own king does not stand next
   to (once per king);
-- king safety (middlegame part only): missing shield pawns, open files at the king, and
+- king safety (middlegame part only): open files at the king, and
   its attackers (units by kind, penalty growing with their square): enemy pieces within two
   squares of it, and knights, bishops and rooks whose mobility walk reaches a square next to it;
 - endgame knowledge in endgame.py: mating nets for KQK/KRK/KBNK and other bare-king
@@ -71,20 +71,19 @@ _T_MOBILITY_BASE_B = const(22)
 _T_ROOK_MOBILITY_MG = const(23)
 _T_ROOK_MOBILITY_EG = const(24)
 _T_MOBILITY_BASE_R = const(25)
-_T_SHIELD_MISSING = const(26)
-_T_KING_OPEN_FILE = const(27)
-_T_THREAT_MG = const(28)  # 2 entries: by a minor piece, by a rook
-_T_THREAT_EG = const(30)
-_T_PASSED_MG = const(32)  # 8 entries, by rank
-_T_PASSED_EG = const(40)
-_T_PASSED_KING_DIST = const(48)
-_T_KING_ATTACK_UNITS = const(56)  # 7 entries, by kind
-_T_KING_ATTACK_PENALTY = const(63)  # 17 entries, by units
-_T_WEAK_MG = const(80)  # 2 entries: a weak knight or bishop attacked by a minor, by a rook
-_T_WEAK_EG = const(82)
-_T_KING_THREAT_MG = const(84)
-_T_KING_THREAT_EG = const(85)
-_T_SIZE = const(86)
+_T_KING_OPEN_FILE = const(26)
+_T_THREAT_MG = const(27)  # 2 entries: by a minor piece, by a rook
+_T_THREAT_EG = const(29)
+_T_PASSED_MG = const(31)  # 8 entries, by rank
+_T_PASSED_EG = const(39)
+_T_PASSED_KING_DIST = const(47)
+_T_KING_ATTACK_UNITS = const(55)  # 7 entries, by kind
+_T_KING_ATTACK_PENALTY = const(62)  # 17 entries, by units
+_T_WEAK_MG = const(79)  # 2 entries: a weak knight or bishop attacked by a minor, by a rook
+_T_WEAK_EG = const(81)
+_T_KING_THREAT_MG = const(83)
+_T_KING_THREAT_EG = const(84)
+_T_SIZE = const(85)
 _TERMS = array("H", bytes(2 * _T_SIZE))
 
 
@@ -410,9 +409,10 @@ def _terms(position, known: int) -> int:
         mg -= int(t[_T_BISHOP_PAIR_MG])
         eg -= int(t[_T_BISHOP_PAIR_EG])
 
-    # King safety (middlegame only: the taper fades it out as pieces come off): shelter, each
-    # file at the king without an own pawn one or two ranks ahead, more if it has none; and
-    # the attack units of enemy pieces near it (halved without the enemy queen).
+    # King safety (middlegame only: the taper fades it out as pieces come off): each file at
+    # the king (on its first three ranks) without an own pawn; and the attack units of enemy
+    # pieces near it (halved without the enemy queen). A shield term (an own pawn one or two
+    # ranks ahead) was fitted to 0 by tools/texel.py and dropped in session 31 (108 bytes).
     if phase > 6:
         colour = 0
         while colour < 16:
@@ -420,16 +420,12 @@ def _terms(position, known: int) -> int:
             r = (king >> 4) if colour == 0 else 7 - (king >> 4)
             vm = 0
             if r <= 2:
-                shield = (2 << r) | (4 << r)
                 f = king & 7
                 i = (f if f > 0 else 1) + (0 if colour == 0 else _M_BLACK + _M_MIRRORED)
                 last = i + (2 if f > 0 else 1) - (1 if f == 7 else 0)
                 while i <= last:
-                    m = int(masks[i])
-                    if not m:
-                        vm += int(t[_T_KING_OPEN_FILE]) + int(t[_T_SHIELD_MISSING])
-                    elif not (m & shield):
-                        vm += int(t[_T_SHIELD_MISSING])
+                    if not masks[i]:
+                        vm += int(t[_T_KING_OPEN_FILE])
                     i += 1
             units = units_w if colour == 0 else units_b
             if units:

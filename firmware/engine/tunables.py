@@ -72,7 +72,6 @@ MOBILITY_BASE_R = const(6)
 KNIGHT_MOBILITY = const(3)
 MOBILITY_BASE_N = const(4)
 # King safety (middlegame only, scaled by phase):
-SHIELD_MISSING = const(0)  # per file next to the king without an own pawn 1-2 ranks ahead
 KING_OPEN_FILE = const(18)  # per file at the king with no own pawn (half-open for the enemy)
 # The king's attackers give attack units by kind: enemy pieces near it (Chebyshev distance <= 2)
 # and enemy knights, bishops and rooks reaching a square next to it; the penalty grows with
