@@ -96,13 +96,18 @@ def test_lone_minor_against_pawns_side_cannot_be_winning_much():
 
 def test_passed_pawn_bonus_grows_with_its_rank():
     """A black pawn on the adjacent file ahead stops White's pawn from being passed; the
-    same pawn on the h-file does not. The difference is the passer's worth."""
+    same pawn on the h-file does not. The difference is the passer's worth. Both kings stand
+    four squares from each stop square (d5, d6, d7: White's on h4, Black's on h6), so the
+    king-distance term, which weighs where the kings stand, adds the same at every rank."""
     gaps = []
     for rank in (4, 5, 6):
-        rows = ["8"] * 8
-        rows[8 - rank] = "3P4"
-        rows[0] = "k6n"  # knights on both sides: no pawn-race (unstoppable passer) terms
-        rows[7] = "K6N"
+        rows = ["8"] * 8  # rows[0] is the 8th rank
+        rows[0] = "n7"  # knights on both sides: no pawn-race (unstoppable passer) terms
+        rows[7] = "N7"
+        rows[8 - 6] = "7k"
+        rows[8 - 4] = "7K"
+        row = rows[8 - rank]
+        rows[8 - rank] = "3P" + ("3" + row[-1] if row != "8" else "4")
         blocked = list(rows)
         blocked[1] = "2p5"
         free = list(rows)
