@@ -99,20 +99,10 @@ def test_passed_pawn_bonus_grows_with_its_rank():
     same pawn on the h-file does not. The difference is the passer's worth. Both kings stand
     four squares from each stop square (d5, d6, d7: White's on h4, Black's on h6), so the
     king-distance term, which weighs where the kings stand, adds the same at every rank."""
-    gaps = []
-    for rank in (4, 5, 6):
-        rows = ["8"] * 8  # rows[0] is the 8th rank
-        rows[0] = "n7"  # knights on both sides: no pawn-race (unstoppable passer) terms
-        rows[7] = "N7"
-        rows[8 - 6] = "7k"
-        rows[8 - 4] = "7K"
-        row = rows[8 - rank]
-        rows[8 - rank] = "3P" + ("3" + row[-1] if row != "8" else "4")
-        blocked = list(rows)
-        blocked[1] = "2p5"
-        free = list(rows)
-        free[1] = "7p"
-        gaps.append(ev("/".join(free) + " w - - 0 1") - ev("/".join(blocked) + " w - - 0 1"))
+    # the pawn on d4, d5, d6; knights on both sides: no pawn-race (unstoppable passer) terms;
+    # {} is the 7th rank: the black pawn on c7 (not passed) or h7 (passed)
+    boards = ("n7/{}/7k/8/3P3K/8/8/N7", "n7/{}/7k/3P4/7K/8/8/N7", "n7/{}/3P3k/8/7K/8/8/N7")
+    gaps = [ev(board.format("7p") + " w - - 0 1") - ev(board.format("2p5") + " w - - 0 1") for board in boards]
     assert gaps[0] > 0 and gaps == sorted(gaps) and gaps[-1] > gaps[0] + 20, gaps
 
 
