@@ -443,7 +443,7 @@ class Searcher:
             alpha = -_INF
             beta = _INF
             delta = ASPIRATION
-            if depth >= 4 and best_score > -MATE_BOUND and best_score < MATE_BOUND:
+            if depth >= 3 and best_score > -MATE_BOUND and best_score < MATE_BOUND:
                 alpha = best_score - delta
                 beta = best_score + delta
             self.root_best = 0
