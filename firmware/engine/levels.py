@@ -105,15 +105,15 @@ _FIXED = const(26)  # levels in _TABLE; the rated levels follow them
 _RATED_COUNT = const(11)
 _RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
           b"\x00\x0a\x28"  # Elo 1100: 100 nodes, noise 40
-          b"\x00\x0b\x00"  # Elo 1200: 110 nodes
-          b"\x00\x0f\x00"  # Elo 1300: 150 nodes
-          b"\x00\x17\x00"  # Elo 1400: 230 nodes
-          b"\x00\x29\x00"  # Elo 1500: 410 nodes
-          b"\x00\x42\x00"  # Elo 1600: 660 nodes
-          b"\x00\x64\x00"  # Elo 1700: 1000 nodes
-          b"\x01\x61\x00"  # Elo 1800: 3530 nodes
-          b"\x04\xde\x00"  # Elo 1900: 12460 nodes
-          b"\x11\x30\x00")  # Elo 2000: 44000 nodes
+          b"\x00\x0a\x00"  # Elo 1200: 100 nodes
+          b"\x00\x0e\x00"  # Elo 1300: 140 nodes
+          b"\x00\x14\x00"  # Elo 1400: 200 nodes
+          b"\x00\x1f\x00"  # Elo 1500: 310 nodes
+          b"\x00\x31\x00"  # Elo 1600: 490 nodes
+          b"\x00\x75\x00"  # Elo 1700: 1170 nodes
+          b"\x01\x76\x00"  # Elo 1800: 3740 nodes
+          b"\x04\xad\x00"  # Elo 1900: 11970 nodes
+          b"\x0e\xfa\x00")  # Elo 2000: 38340 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
