@@ -804,14 +804,17 @@ class Searcher:
         if slot >= 0:
             d = tt.data[slot]
             tt_move = d & _QUIET_MASK
-            if not pvnode and (d >> 21) & 63 >= depth:
+            # a deep enough entry answers: off the PV any bound that settles the window, in
+            # PV nodes too an exact score (session 33: +13 Elo at 1,000 nodes; the PV then
+            # ends at this node)
+            if (d >> 21) & 63 >= depth:
                 s = tt.scores[slot]
                 if s >= MATE_BOUND:
                     s -= ply
                 elif s <= -MATE_BOUND:
                     s += ply
                 bound = (d >> 19) & 3
-                if bound == _EXACT or (bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha):
+                if bound == _EXACT or (not pvnode and ((bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha))):
                     return s
         improving = 1
         if in_check:
