@@ -814,7 +814,8 @@ class Searcher:
                 elif s <= -MATE_BOUND:
                     s += ply
                 bound = (d >> 19) & 3
-                if bound == _EXACT or (not pvnode and ((bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha))):
+                if bound == _EXACT or (not pvnode and ((bound == _LOWER and s >= beta)
+                                                       or (bound == _UPPER and s <= alpha))):
                     return s
         improving = 1
         if in_check:
