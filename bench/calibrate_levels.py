@@ -85,7 +85,7 @@ MEASURED = [
     (500, 0, 1500, 96, 15, 49, "anchor (4 x 40 games)"),
     (3000, 0, 1800, 70, 27, 63, "anchor (4 x 40 games)"),
     (30000, 0, 2000, 27, 16, 37, "anchor (2 x 40 games)"),
-    (100000, 0, 2000, 28, 18, 14, "anchor of session 25, not played again (signature 17435; 40 + 20 games)"),
+    (100000, 0, 2000, 27, 23, 10, "anchor (2 x 30 games at once, session 34, signature 17057)"),
     (100, 100, 1350, 6, 8, 66, "level 1000 (100 nodes, noise 100; 2 x 40 games)"),
     (100, 40, 1350, 12, 9, 59, "level 1100 (100 nodes, noise 40; 2 x 40 games)"),
     (140, 0, 1350, 15, 5, 20, "check: level 1300 as calibrated (40 games)"),

@@ -110,10 +110,10 @@ _RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
           b"\x00\x14\x00"  # Elo 1400: 200 nodes
           b"\x00\x1f\x00"  # Elo 1500: 310 nodes
           b"\x00\x31\x00"  # Elo 1600: 490 nodes
-          b"\x00\x75\x00"  # Elo 1700: 1170 nodes
-          b"\x01\x76\x00"  # Elo 1800: 3740 nodes
-          b"\x04\xad\x00"  # Elo 1900: 11970 nodes
-          b"\x0e\xfa\x00")  # Elo 2000: 38340 nodes
+          b"\x00\x74\x00"  # Elo 1700: 1160 nodes
+          b"\x01\x6d\x00"  # Elo 1800: 3650 nodes
+          b"\x04\x76\x00"  # Elo 1900: 11420 nodes
+          b"\x0d\xf9\x00")  # Elo 2000: 35770 nodes
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
