@@ -72,11 +72,11 @@ from firmware.uci import rated_level  # noqa: E402
 # 10,000-node anchors are session 32's matches on the same engine (2 x 100 games each); the
 # small anchors 4 x 40 games (--first-game 0/40/80/120: the 50 openings' 100 games, then
 # again), the 3,000-node anchor 4 x 40, the 30,000-node one 2 x 40. The 100,000-node anchor
-# was not played again (about 20 minutes for 40 games): it is session 25's, of a weaker
-# engine, so the line above 1,000 nodes is if anything too flat at its top. The calibrations of 2026-11-28
-# (session 25, signature 17435), 2026-11-27 (session 21, 21813; session 18, 23335; session 17,
-# 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in
-# docs/benchmarks.md.
+# was played the same day in session 34 (2 x 30 games at once, 24 minutes), on the engine
+# with session 33's TP (signature 17057); it replaced session 25's (2083, a weaker engine).
+# The calibrations of 2026-11-28 (session 25, signature 17435), 2026-11-27 (session 21,
+# 21813; session 18, 23335; session 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and
+# 2026-11-23 (47088) are in docs/benchmarks.md.
 MEASURED = [
     (1000, 0, 1800, 46, 45, 109, "anchor (2 x 100 games at once, session 32)"),
     (10000, 0, 2000, 38, 60, 102, "anchor (2 x 100 games at once, session 32)"),
