@@ -408,7 +408,8 @@ class UciSession:
         if self.limit_strength and not limits.infinite and not limits.mate:
             levels = _levels()
             entry = levels.level(rated_level(self.uci_elo))
-            limits = levels.Limits(nodes=entry.value, ponder=limits.ponder)
+            # the level's budget for this table's size (more nodes for a small Hash)
+            limits = levels.Limits(nodes=levels.table_nodes(entry.value, searcher.tt.size), ponder=limits.ponder)
             noise = entry.noise_cp
         if searcher.noise_cp != noise:
             searcher.set_noise(noise)  # seeded by the Searcher's seed: the same game replays the same

@@ -62,6 +62,39 @@ def test_rated_levels_weaken_by_nodes_and_bounded_noise():
         assert limits_for_level(i).nodes == LEVELS[i].value and not limits_for_level(i).depth
 
 
+BOARD_SLOTS = (1024, 2048, 8192, 65536)  # ESP32, Pico, Pico 2, ESP32-S3 (boards/)
+
+
+def test_a_smaller_table_gets_more_nodes_for_the_same_rating():
+    """levels.table_nodes: the calibration's 262,144 slots (and more, or an unknown size) keep
+    the budget; a smaller table gets more nodes, the more the fuller it gets (bigger budget,
+    fewer slots), never fewer, and a budget far below the table's size stays as it is."""
+    budgets = [LEVELS[i].value for i in RATED]
+    for nodes in budgets + [1, 999, 100000, 10 ** 6]:
+        for slots in (0, 262144, 1 << 20):
+            assert levels.table_nodes(nodes, slots) == nodes
+        assert levels.table_nodes(nodes, 4 * nodes + 4) == nodes  # a quarter full at most
+        got = [levels.table_nodes(nodes, s) for s in (2, 64) + BOARD_SLOTS + (131072,)]
+        assert all(n >= nodes for n in got) and got == sorted(got, reverse=True)
+    for slots in (2,) + BOARD_SLOTS:
+        got = [levels.table_nodes(n, slots) for n in range(50, 200000, 997)]
+        assert all(a < b for a, b in zip(got, got[1:]))  # more nodes stay more
+        assert all(n <= 2 * m for n, m in zip(got, range(50, 200000, 997)))  # at most twice
+    pico = [levels.table_nodes(n, 2048) for n in budgets]
+    assert pico[-2] > budgets[-2] * 5 // 4 and pico[-1] > pico[-2]  # Elo 1900, 2000 on a Pico
+    assert pico[:6] == budgets[:6]  # up to Elo 1500 (310 nodes) nothing to make up
+
+
+@pytest.mark.parametrize("slots", BOARD_SLOTS)
+def test_the_rated_levels_search_the_budget_for_the_table(slots):
+    for i in RATED:
+        assert limits_for_level(i, None, slots).nodes == levels.table_nodes(LEVELS[i].value, slots)
+    # the levels named by their node count keep it
+    for name in ("1000 nodes", "10000 nodes"):
+        i = find_level(name)
+        assert limits_for_level(i, None, slots).nodes == LEVELS[i].value
+
+
 @pytest.mark.parametrize("elo,name", [(1000, "Elo 1000"), (1049, "Elo 1000"), (1050, "Elo 1100"),
                                       (1449, "Elo 1400"), (1999, "Elo 2000"), (2000, "Elo 2000")])
 def test_rated_level_is_the_nearest(elo, name):

@@ -9,7 +9,7 @@ import chess
 import pytest
 
 from firmware import uci as uci_module
-from firmware.engine.levels import LEVELS
+from firmware.engine.levels import LEVELS, table_nodes
 from firmware.uci import rated_level
 from firmware.uci import UciSession
 from tests.mpy import ROOT, run_mpy_module
@@ -99,7 +99,7 @@ def test_limited_strength_searches_the_levels_budget_whatever_the_time_control(g
     session.handle("setoption name UCI_Elo value 1460")  # nearest: Elo 1500
     session.handle("position startpos moves e2e4 c7c5")
     session.handle(go)
-    budget = LEVELS[rated_level(1500)].value
+    budget = table_nodes(LEVELS[rated_level(1500)].value, session.searcher.tt.size)
     assert _totals(out) == [(budget, _totals(out)[0][1])]
     assert session.searcher.noise_cp == LEVELS[rated_level(1500)].noise_cp
 
@@ -112,13 +112,29 @@ def test_the_rating_changes_the_search_and_off_means_the_go_limits_again():
         session.handle("setoption name UCI_Elo value %d" % elo)
         session.handle("go movetime 10")
     entries = [LEVELS[rated_level(e)] for e in (1000, 1700, 2000)]
-    assert [n for n, _ in _totals(out)] == [e.value for e in entries]
+    assert [n for n, _ in _totals(out)] == [table_nodes(e.value, session.searcher.tt.size) for e in entries]
     assert len({e.value for e in entries}) == 3
     session.handle("setoption name UCI_LimitStrength value false")
     del out[:]
     session.handle("go nodes 777")
     assert _totals(out)[0][0] == 777
     assert session.searcher.noise_cp == 0  # the rated level's noise is gone
+
+
+def test_a_small_hash_gets_the_levels_budget_for_its_size():
+    """The rated level plays as calibrated (with 262,144 slots) on a smaller table too: more
+    nodes (levels.table_nodes), as on a board."""
+    session, out = _session()
+    session.handle("position startpos moves d2d4 g8f6")
+    session.handle("setoption name UCI_LimitStrength value true")
+    session.handle("setoption name UCI_Elo value 1700")
+    session.handle("go movetime 10")  # the searcher is made at the first go: the default table
+    big = session.searcher.tt.size
+    session.searcher = session._new_searcher(512)  # a table the level's budget overfills
+    session.handle("go movetime 10")
+    budget = LEVELS[rated_level(1700)].value
+    assert [n for n, _ in _totals(out)] == [table_nodes(budget, big), table_nodes(budget, 512)]
+    assert table_nodes(budget, 512) > budget
 
 
 def test_the_lowest_rating_adds_its_noise_and_replays_the_same():
@@ -164,7 +180,7 @@ def test_same_nodes_and_move_under_micropython_and_cpython(elo):
     ours = [line for line in cpython.splitlines() if line.startswith(("info nodes", "bestmove", "info depth"))]
     theirs = [line for line in micro.splitlines() if line.startswith(("info nodes", "bestmove", "info depth"))]
     assert _untimed(ours) == _untimed(theirs) and len(ours) >= 3
-    assert "info nodes %d" % LEVELS[rated_level(elo)].value in _untimed(ours)
+    assert "info nodes %d" % LEVELS[rated_level(elo)].value in _untimed(ours)  # a budget no table size changes
 
 
 @pytest.mark.parametrize("elo", [1000, 1800])
@@ -181,7 +197,9 @@ def test_a_strength_limited_game_in_a_board_sized_heap(tree, elo):  # noqa: F811
         engine.send("isready")
         engine.until("readyok")
         _play(engine, chess.Board(), rng, lambda b: b.turn == chess.WHITE)
-        budget = "info nodes %d " % LEVELS[rated_level(elo)].value
-        assert sum(line.startswith(budget) for line in engine.seen) >= 5
+        # the budget for the table the heap allowed (a power of two; levels.table_nodes)
+        value = LEVELS[rated_level(elo)].value
+        budgets = tuple({"info nodes %d " % table_nodes(value, 1 << k) for k in range(1, 19)})
+        assert sum(line.startswith(budgets) for line in engine.seen) >= 5
     finally:
         assert engine.close() == 0

@@ -169,7 +169,8 @@ class Computer:
             lv = _levels()
             try:
                 lv.apply_level(self.searcher, index, self.seed)
-                self._fixed = None if self._kinds[index] == 1 else lv.limits_for_level(index)
+                slots = self.searcher.tt.size  # a rated level's budget depends on it (levels.table_nodes)
+                self._fixed = None if self._kinds[index] == 1 else lv.limits_for_level(index, None, slots)
             finally:
                 _release()
             self._level = index
@@ -184,7 +185,7 @@ class Computer:
             return Limits(t.depth, t.nodes, t.movetime_ms, 0, 0, 0, 0, 0, t.infinite, ponder, t.mate)
         lv = _levels()
         try:
-            limits = lv.limits_for_level(index, clock_state)
+            limits = lv.limits_for_level(index, clock_state, self.searcher.tt.size)
         finally:
             _release()
         if ponder:

@@ -114,6 +114,15 @@ _RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
           b"\x01\x6d\x00"  # Elo 1800: 3650 nodes
           b"\x04\x76\x00"  # Elo 1900: 11420 nodes
           b"\x0d\xf9\x00")  # Elo 2000: 35770 nodes
+# What a smaller transposition table costs a rated level. The anchors were played with a 4 MB
+# hash (262,144 slots, at most a seventh full at the top budget); a board's table fills up,
+# loses what it kept from the moves before and needs more nodes to the same depths:
+# bench/tt_size.py counted how many more along three games. By the load (budget / slots),
+# _TABLE_COST[i] is that factor in 64ths at a load of 2^(i - 2): 1/4, 1/2, 1, 2, ... 32;
+# linear between, the last one beyond. table_nodes() gives a rated level that many more nodes,
+# so that "Elo 1900" plays as labelled on a Pico's 2,048 slots too (docs/levels.md).
+_CALIBRATION_SLOTS = const(262144)
+_TABLE_COST = b"\x40\x43\x48\x4b\x53\x5b\x5f\x6e"
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
@@ -185,8 +194,30 @@ def _clock_value(clock, name, default):
     return value
 
 
-def limits_for_level(index, clock_state=None):
-    """The Limits for one move at level `index` (see the module docstring)."""
+def table_nodes(nodes, slots):
+    """The node budget that plays with a transposition table of `slots` slots as `nodes` did
+    with the calibration's 262,144 (more for a smaller table, see _TABLE_COST; `slots` 0:
+    unknown, `nodes` unchanged)."""
+    if slots <= 0 or slots >= _CALIBRATION_SLOTS:
+        return nodes
+    cost = _TABLE_COST
+    load = 4 * nodes  # in quarters of the table: `slots` is a load of 1/4, cost[0]
+    if load < slots:
+        return nodes
+    low = slots  # the load where the step from cost[i] to cost[i + 1] starts
+    i = 0
+    while i < len(cost) - 1 and load >= 2 * low:
+        low *= 2
+        i += 1
+    factor = cost[i]
+    if i < len(cost) - 1:
+        factor += (cost[i + 1] - factor) * (load - low) // low
+    return nodes * factor // 64
+
+
+def limits_for_level(index, clock_state=None, slots=0):
+    """The Limits for one move at level `index` (see the module docstring). `slots`: the
+    searcher's transposition table size, for the rated levels' budgets (table_nodes)."""
     entry = level(index)
     kind = entry.kind
     if kind == FUN:
@@ -196,7 +227,7 @@ def limits_for_level(index, clock_state=None):
     if kind == DEPTH:
         return Limits(depth=entry.value)
     if kind == NODES:
-        return Limits(nodes=entry.value)
+        return Limits(nodes=table_nodes(entry.value, slots) if index >= _FIXED else entry.value)
     if kind == MATE:
         return Limits(mate=entry.value)
     if kind == INFINITE:
