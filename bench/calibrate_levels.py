@@ -333,6 +333,9 @@ def fit(measured=MEASURED):
 IN_APP_NODES_PER_S = {"RP2040": 689}
 GAME_MOVES = 40  # a clock level's time a move: the mean over this many moves of one side
 HIGH_DOUBLINGS = 2  # the curve is followed at most this far beyond the top anchor, then capped
+# levels.table_nodes' costs were measured up to this load (nodes a move / the table's slots:
+# an ESP32's 1,024 slots at depth 9, bench/tt_size.py, session 35); beyond it a cell is "?"
+TABLE_LOAD_MEASURED = 26
 
 
 def board_speeds(overrides=None):
@@ -351,6 +354,32 @@ def board_speeds(overrides=None):
         speeds[chip] = nps
         sources[chip] = "given on the command line"
     return speeds, sources
+
+
+def board_slots():
+    """{chip: transposition-table slots} of the boards in boards/ (their "tt_entries")."""
+    import importlib
+
+    slots = {}
+    for name in ("pico", "pico2", "esp32", "esp32s3"):
+        config = importlib.import_module("boards." + name).CONFIG
+        slots[config["mcu"]] = config["tt_entries"]
+    return slots
+
+
+def calibration_nodes(nodes, slots):
+    """The nodes with the calibration's table (levels.table_nodes: 262,144 slots) that play as
+    `nodes` do with a table of `slots`: the most n with table_nodes(n, slots) <= nodes."""
+    if not slots:
+        return nodes
+    low, high = 0, nodes
+    while low < high:
+        mid = (low + high + 1) // 2
+        if levels.table_nodes(mid, slots) <= nodes:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def timed_levels():
@@ -399,17 +428,22 @@ def timed_elo(curve, nodes):
     return curve.elo_at(nodes), ""
 
 
-def timed_table(measured=MEASURED, speeds=None, moves=GAME_MOVES):
+def timed_table(measured=MEASURED, speeds=None, moves=GAME_MOVES, slots=None):
     """Every timed level at every board speed, from the curve `fit` uses.
 
-    speeds: {chip: nodes per second} (default: board_speeds()). Returns (curve, rows), a row
-    per timed level: (index, name, kind, ms a move, [(chip, nodes a move, Elo, mark)]) with
-    mark as timed_elo. Raises ValueError when `measured` gives no curve."""
+    speeds: {chip: nodes per second} (default: board_speeds()). slots: {chip: its board's
+    table size} (default: board_slots(); a chip not in it counts as the calibration's table):
+    a board's nodes count as the fewer the calibration's table needs for the same play
+    (calibration_nodes). Returns (curve, rows), a row per timed level: (index, name, kind,
+    ms a move, [(chip, nodes a move, Elo, mark)]) with mark as timed_elo, and "?" too where the
+    table is fuller than TABLE_LOAD_MEASURED. Raises ValueError when `measured` gives no curve."""
     curve = Curve(measured)
     if curve.error:
         raise ValueError(curve.error)
     if speeds is None:
         speeds = board_speeds()[0]
+    if slots is None:
+        slots = board_slots()
     rows = []
     for index in timed_levels():
         entry = levels.LEVELS[index]
@@ -417,7 +451,10 @@ def timed_table(measured=MEASURED, speeds=None, moves=GAME_MOVES):
         cells = []
         for chip, nps in speeds.items():
             nodes = int(round(nps * ms / 1000.0))
-            elo, mark = timed_elo(curve, nodes)
+            table = slots.get(chip, 0)
+            elo, mark = timed_elo(curve, calibration_nodes(nodes, table))
+            if not mark and table and nodes > TABLE_LOAD_MEASURED * table:
+                mark = "?"  # the table's cost is extrapolated that full
             cells.append((chip, nodes, elo, mark))
         rows.append((index, entry.name, entry.kind, ms, cells))
     return curve, rows

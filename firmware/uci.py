@@ -20,8 +20,8 @@ size that cannot be allocated answers `info string error` and keeps the table th
 OwnBook (plays from firmware/data/book.bin before searching, via firmware.engine.book),
 Ponder (accepted; the GUI decides when to ponder), UCI_LimitStrength and UCI_Elo (with
 UCI_LimitStrength true, every `go` but `go infinite`, `go mate` and `go perft` plays at the
-rated level nearest UCI_Elo (rated_level below): that level's node budget,
-whatever time control the GUI sends, and its evaluation noise; `ponder` still waits for
+rated level nearest UCI_Elo (rated_level below): that level's node budget for the table's
+size (levels.table_nodes), whatever time control the GUI sends, and its evaluation noise; `ponder` still waits for
 `ponderhit`).
 
 Memory (a board's heap, or `micropython -X heapsize=128K`): only what a `position` or `go

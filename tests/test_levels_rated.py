@@ -243,6 +243,32 @@ def test_timed_levels_elo_rises_with_time_and_board_speed():
     assert marks["10 s/move", "pico"] == ""  # 1,157 nodes: among the anchors
 
 
+def test_a_timed_levels_elo_counts_the_boards_table():
+    """At one speed, a board with a smaller table rates lower where its search fills the
+    table (the nodes count as calibration_nodes: the fewer a 262,144-slot table needs), the
+    same where it stays a quarter full at most; past the measured load the cell is "?"."""
+    from bench.calibrate_levels import MEASURED, TABLE_LOAD_MEASURED, board_slots, calibration_nodes, timed_table
+
+    assert board_slots() == {"RP2040": 2048, "RP2350": 8192, "ESP32": 1024, "ESP32-S3": 65536}
+    for nodes in (100, 5000, 40000):
+        for slots in BOARD_SLOTS:
+            n = calibration_nodes(nodes, slots)
+            assert levels.table_nodes(n, slots) <= nodes < levels.table_nodes(n + 1, slots)
+    speeds = {"small": 2000, "big": 2000}
+    _, rows = timed_table(MEASURED, speeds, slots={"small": 1024, "big": 262144})
+    cells = {r[1]: r[4] for r in rows}
+    for name in ("1 s/move", "10 s/move", "3 min/move"):
+        small, big = cells[name]
+        assert small[1] == big[1]  # the same nodes a move ...
+        assert small[2] < big[2], name  # ... but less strength with the small table
+    _, rows = timed_table(MEASURED, {"x": 100}, slots={"x": 1024})  # 97 .. 18,000 nodes: 1/4 .. 17.6 full
+    assert all(r[4][0][2] == timed_table(MEASURED, {"x": 100}, slots={})[1][k][4][0][2]
+               for k, r in enumerate(rows) if r[4][0][1] * 4 <= 1024)
+    assert all(r[4][0][3] in ("", "<=") for r in rows)  # within the measured loads
+    _, rows = timed_table(MEASURED, {"x": 1000}, slots={"x": 1024})
+    assert [r[4][0][3] == "?" for r in rows] == [r[4][0][1] > TABLE_LOAD_MEASURED * 1024 for r in rows]
+
+
 def test_a_timed_level_at_an_anchors_nodes_gets_its_rating():
     from bench.calibrate_levels import KNEE, MEASURED, Curve, move_ms, timed_table
 
