@@ -334,8 +334,8 @@ IN_APP_NODES_PER_S = {"RP2040": 689}
 GAME_MOVES = 40  # a clock level's time a move: the mean over this many moves of one side
 HIGH_DOUBLINGS = 2  # the curve is followed at most this far beyond the top anchor, then capped
 # levels.table_nodes' costs were measured up to this load (nodes a move / the table's slots:
-# an ESP32's 1,024 slots at depth 9, bench/tt_size.py, session 35); beyond it a cell is "?"
-TABLE_LOAD_MEASURED = 26
+# an ESP32's 1,024 slots at depth 10, bench/tt_size.py, session 35); beyond it a cell is "?"
+TABLE_LOAD_MEASURED = 49
 
 
 def board_speeds(overrides=None):
