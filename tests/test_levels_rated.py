@@ -81,7 +81,7 @@ def test_a_smaller_table_gets_more_nodes_for_the_same_rating():
         assert all(a < b for a, b in zip(got, got[1:]))  # more nodes stay more
         assert all(n <= 2 * m for n, m in zip(got, range(50, 200000, 997)))  # at most twice
     pico = [levels.table_nodes(n, 2048) for n in budgets]
-    assert pico[-2] > budgets[-2] * 5 // 4 and pico[-1] > pico[-2]  # Elo 1900, 2000 on a Pico
+    assert pico[-2] > budgets[-2] * 9 // 8 and pico[-1] > pico[-2]  # Elo 1900, 2000 on a Pico
     assert pico[:6] == budgets[:6]  # up to Elo 1500 (310 nodes) nothing to make up
 
 

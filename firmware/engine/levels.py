@@ -115,14 +115,15 @@ _RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
           b"\x04\x76\x00"  # Elo 1900: 11420 nodes
           b"\x0d\xf9\x00")  # Elo 2000: 35770 nodes
 # What a smaller transposition table costs a rated level. The anchors were played with a 4 MB
-# hash (262,144 slots, at most a seventh full at the top budget); a board's table fills up,
-# loses what it kept from the moves before and needs more nodes to the same depths:
-# bench/tt_size.py counted how many more along three games (loads up to 49). By the load
-# (budget / slots), _TABLE_COST[i] is that factor in 64ths at a load of 2^(i - 2): 1/4, 1/2,
-# 1, 2, ... 64; linear between, the last one beyond. table_nodes() gives a rated level that many more nodes,
-# so that "Elo 1900" plays as labelled on a Pico's 2,048 slots too (docs/levels.md).
+# hash (262,144 slots, at most a seventh full at the top budget); a board's table fills up and
+# loses what it kept from the moves before. By the load (budget / slots), _TABLE_COST[i] is
+# the factor on the budget that makes up for it, in 64ths, at a load of 2^(i - 2): 1/4, 1/2,
+# 1, 2, ... 64; linear between, the last one beyond. Its shape is bench/tt_size.py's count of
+# the nodes to the same depths (loads up to 49), its size what self-play showed: the square
+# root of that count (docs/levels.md, "Per board"). table_nodes() gives a rated level that
+# many more nodes, so that "Elo 1900" plays as labelled on a Pico's 2,048 slots too.
 _CALIBRATION_SLOTS = const(262144)
-_TABLE_COST = b"\x40\x43\x48\x4b\x53\x5b\x5f\x6e\x80"
+_TABLE_COST = b"\x40\x41\x44\x45\x49\x4c\x4e\x54\x5b"
 # Rated levels leave the book at this ply (the noisy ones earlier, like the fun levels).
 _RATED_BOOK = const(16)
 _RATED_BOOK_NOISY = const(8)
