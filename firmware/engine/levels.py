@@ -202,7 +202,7 @@ def table_nodes(nodes, slots):
     if slots <= 0 or slots >= _CALIBRATION_SLOTS:
         return nodes
     cost = _TABLE_COST
-    load = 4 * nodes  # in quarters of the table: `slots` is a load of 1/4, cost[0]
+    load = 4 * nodes  # 4 x the load, in slots: load == slots at a quarter full (cost[0])
     if load < slots:
         return nodes
     low = slots  # the load where the step from cost[i] to cost[i + 1] starts
