@@ -21,8 +21,8 @@ OwnBook (plays from firmware/data/book.bin before searching, via firmware.engine
 Ponder (accepted; the GUI decides when to ponder), UCI_LimitStrength and UCI_Elo (with
 UCI_LimitStrength true, every `go` but `go infinite`, `go mate` and `go perft` plays at the
 rated level nearest UCI_Elo (rated_level below): that level's node budget for the table's
-size (levels.table_nodes), whatever time control the GUI sends, and its evaluation noise; `ponder` still waits for
-`ponderhit`).
+size (levels.limits_for_level), whatever time control the GUI sends, and its evaluation
+noise; `ponder` still waits for `ponderhit`).
 
 Memory (a board's heap, or `micropython -X heapsize=128K`): only what a `position` or `go
 perft` needs is imported with this module. The search modules are imported, and the
@@ -407,10 +407,12 @@ class UciSession:
         noise = 0
         if self.limit_strength and not limits.infinite and not limits.mate:
             levels = _levels()
-            entry = levels.level(rated_level(self.uci_elo))
-            # the level's budget for this table's size (more nodes for a small Hash)
-            limits = levels.Limits(nodes=levels.table_nodes(entry.value, searcher.tt.size), ponder=limits.ponder)
-            noise = entry.noise_cp
+            index = rated_level(self.uci_elo)
+            ponder = limits.ponder
+            # the level's budget for this table's size (more nodes for a small Hash), as a board gets it
+            limits = levels.limits_for_level(index, None, searcher.tt.size)
+            limits.ponder = ponder
+            noise = levels.level(index).noise_cp
         if searcher.noise_cp != noise:
             searcher.set_noise(noise)  # seeded by the Searcher's seed: the same game replays the same
         position = self.position
