@@ -357,13 +357,16 @@ def board_speeds(overrides=None):
 
 
 def board_slots():
-    """{chip: transposition-table slots} of the boards in boards/ (their "tt_entries")."""
-    import importlib
+    """{chip: transposition-table slots} of the microcontroller boards in boards/ (their
+    "tt_entries"; a Linux board is no chip here)."""
+    from host_sim.__main__ import board_names, load_board
+    from host_sim.clock import DEVICE_NODES_PER_S
 
     slots = {}
-    for name in ("pico", "pico2", "esp32", "esp32s3"):
-        config = importlib.import_module("boards." + name).CONFIG
-        slots[config["mcu"]] = config["tt_entries"]
+    for name in board_names():
+        config = load_board(name)
+        if config["mcu"] in DEVICE_NODES_PER_S:
+            slots[config["mcu"]] = config["tt_entries"]
     return slots
 
 
