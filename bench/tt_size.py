@@ -1,23 +1,21 @@
 """What a smaller transposition table costs in nodes (run by hand; results in
-docs/benchmarks.md, session 34).
+docs/benchmarks.md, sessions 34 and 35; docs/levels.md, "Per board").
 
     MICROPYPATH=. .venv/bin/micropython -X heapsize=64M bench/tt_size.py --depth 7
     python bench/tt_size.py --depth 6 --plies 20 --entries 2048,262144
     MICROPYPATH=. .venv/bin/micropython -X heapsize=64M bench/tt_size.py --depth 4,5,6,7,8 \
         --games 3,4,7 --kept-only 1
 
-`--games` picks the bench positions the games start from (indices into
-bench/search_speed.py's BENCH_FENS; default the last, a queen's gambit middlegame). Several
-depths are measured on the same games; `--kept-only 1` skips the fresh tables.
-
-One game first: the engine's own moves at `--game-nodes` nodes a move with a 262,144-slot
-table, `--plies` plies from a bench position. Then,
-for every table size in `--entries`, every position of that game searched to `--depth`, twice:
-with one Searcher whose table is kept from move to move, as in a game ("kept"), and with a
-new Searcher for every position ("fresh"). Prints the nodes each needed. A node-limited game
-plays better the fewer nodes its depths cost, so the ratio to the largest table is what a
-board's smaller table costs at about that many nodes a move; `bench/selfplay.py` with a
-table fixed at the board's size measures the same in games.
+The games first: from each bench position in `--games` (indices into bench/search_speed.py's
+BENCH_FENS; default the last, a queen's gambit middlegame), the engine's own moves at
+`--game-nodes` nodes a move with a 262,144-slot table, `--plies` plies. Then, for every depth
+in `--depth` and every table size in `--entries`, every position of those games searched to
+that depth: with one Searcher per game whose table is kept from move to move, as in a game
+("kept"), and (unless `--kept-only 1`) with a new Searcher for every position ("fresh").
+Prints the nodes each needed. A node-limited game plays better the fewer nodes its depths
+cost, so the ratio to the largest table is what a board's smaller table costs at about that
+many nodes a move: the shape of firmware/engine/levels.py's _TABLE_COST (whose size
+`bench/selfplay.py`, with a table fixed at the board's size, measured in games).
 
 A 262,144-slot table takes 2.5 MB: under the unix port give it the heap (`-X heapsize`).
 """
