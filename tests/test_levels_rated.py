@@ -85,6 +85,20 @@ def test_a_smaller_table_gets_more_nodes_for_the_same_rating():
     assert pico[:6] == budgets[:6]  # up to Elo 1500 (310 nodes) nothing to make up
 
 
+def test_the_budgets_for_a_table_are_the_same_under_micropython():
+    """table_nodes is integer arithmetic on small ints: every rated level's budget for every
+    board's table (and some fuller ones) is the same under the unix port as under CPython."""
+    slots = (2, 64, 512) + BOARD_SLOTS + (262144,)
+    ours = [limits_for_level(i, None, n).nodes for i in RATED for n in slots]
+    code = (
+        "from firmware.engine.levels import limits_for_level\n"
+        "print([limits_for_level(i, None, n).nodes for i in %r for n in %r])\n" % (RATED, slots)
+    )
+    theirs = json.loads(run_mpy(code).strip().splitlines()[-1])
+    assert theirs == ours
+    assert ours != [LEVELS[i].value for i in RATED for n in slots]  # some budgets do change
+
+
 @pytest.mark.parametrize("slots", BOARD_SLOTS)
 def test_the_rated_levels_search_the_budget_for_the_table(slots):
     for i in RATED:

@@ -180,7 +180,8 @@ def test_same_nodes_and_move_under_micropython_and_cpython(elo):
     ours = [line for line in cpython.splitlines() if line.startswith(("info nodes", "bestmove", "info depth"))]
     theirs = [line for line in micro.splitlines() if line.startswith(("info nodes", "bestmove", "info depth"))]
     assert _untimed(ours) == _untimed(theirs) and len(ours) >= 3
-    assert "info nodes %d" % LEVELS[rated_level(elo)].value in _untimed(ours)  # a budget no table size changes
+    # Elo 1000 and 1600: budgets too small for the default table to change
+    assert "info nodes %d" % LEVELS[rated_level(elo)].value in _untimed(ours)
 
 
 @pytest.mark.parametrize("elo", [1000, 1800])
