@@ -16,7 +16,8 @@ its own UCI_LimitStrength/UCI_Elo (a rated level: node budget and noise) and is 
 time per move as Stockfish, which a rated level ignores. Games start from a fixed list of
 balanced opening positions (`--openings`: the first 15 of them, as before, or all 50 with
 OPENING_LINES), each played with both colours, so the result does not hang on one opening;
-a game still running after 300 plies is scored a draw.
+a game still running after 300 plies is scored a draw. `--pgn FILE` appends every game to
+FILE (for bench/blunders.py, or to replay one).
 
 Prints every game and then the score, the Elo difference with a 95% interval and the
 implied rating (Stockfish's UCI_Elo + difference). The Elo estimate uses the logistic model
@@ -32,6 +33,7 @@ import time
 
 import chess
 import chess.engine
+import chess.pgn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -152,6 +154,7 @@ def main(argv=None):
     parser.add_argument("--stockfish", default="/usr/games/stockfish")
     parser.add_argument("--first-game", type=int, default=0,
                         help="start at this game of the set (split one match over two processes)")
+    parser.add_argument("--pgn", default="", help="append every game to this PGN file")
     args = parser.parse_args(argv)
     movetime_ms = args.movetime_ms
     if args.device_ms:
@@ -173,19 +176,23 @@ def main(argv=None):
     print("Reedchess (%s, %s) vs Stockfish UCI_Elo %d (%d ms per move), %d games, %d openings" % (
         "CPython" if args.cpython else "MicroPython", how, args.elo, movetime_ms, args.games, len(fens)))
     t0 = time.time()
-    results = play_match(ours, theirs, limit, args.games, fens, their_limit, args.first_game)
+    pgn = None
+    if args.pgn:
+        pgn = {"file": args.pgn, "us": "Reedchess (%s)" % how, "them": "Stockfish UCI_Elo %d" % args.elo}
+    results = play_match(ours, theirs, limit, args.games, fens, their_limit, args.first_game, pgn=pgn)
     diff, lo, hi = summarize(results)
     print("estimated rating %.0f (%.0f .. %.0f) on Stockfish's UCI_Elo scale; %.0f s" % (
         args.elo + diff, args.elo + lo, args.elo + hi, time.time() - t0))
     return results
 
 
-def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, first=0, stop=None):
+def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, first=0, stop=None, pgn=None):
     """`games` games from `openings` (FENs), each opening with both colours; print each game;
     quit both engines at the end. `limit` is ours, `their_limit` (default the same) theirs.
     `first`: the number of the first game (so two processes can share one set of openings).
     `stop(results)`, if given, is asked after every game and ends the match early when true
-    (selfplay.py's SPRT). Returns our score of every game (1, 0.5 or 0)."""
+    (selfplay.py's SPRT). `pgn`, if given, is {"file", "us", "them"}: every game is appended
+    to that file, the players named so. Returns our score of every game (1, 0.5 or 0)."""
     results = []
     try:
         for i in range(first, first + games):
@@ -196,12 +203,26 @@ def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, 
             print("game %2d  %s  %-5s %-22s %3d plies  running score %.1f/%d" % (
                 i + 1, "white" if ours_white else "black", {1.0: "win", 0.5: "draw", 0.0: "loss"}[score],
                 how, len(board.move_stack), sum(results), len(results)), flush=True)
+            if pgn is not None:
+                write_pgn(pgn, board, i + 1, ours_white, how)
             if stop is not None and stop(results):
                 break
     finally:
         ours.quit()
         theirs.quit()
     return results
+
+
+def write_pgn(pgn, board, number, ours_white, how):
+    """Append one finished game (its start position and moves) to pgn["file"]."""
+    game = chess.pgn.Game.from_board(board)
+    game.headers["Event"] = "match_stockfish"
+    game.headers["Round"] = str(number)
+    game.headers["White"] = pgn["us"] if ours_white else pgn["them"]
+    game.headers["Black"] = pgn["them"] if ours_white else pgn["us"]
+    game.headers["Termination"] = how
+    with open(pgn["file"], "a") as out:
+        print(game, file=out, end="\n\n")
 
 
 def summarize(results):

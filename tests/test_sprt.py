@@ -3,6 +3,7 @@ import math
 import random
 
 import chess
+import chess.pgn
 import pytest
 
 from bench import sprt
@@ -131,6 +132,20 @@ def test_play_match_stops_when_asked():
     results = play_match(_Engine(), _Engine(), chess.engine.Limit(nodes=1), 10, [mated], stop=stop)
     assert results == [1.0, 0.0, 1.0]  # ours White, Black, White
     assert asked == [1, 2, 3]
+
+
+def test_play_match_writes_every_game_to_the_pgn_file(tmp_path):
+    mated = "7k/6Q1/6K1/8/8/8/8/8 b - - 0 1"
+    path = str(tmp_path / "games.pgn")
+    pgn = {"file": path, "us": "Reedchess (1 node)", "them": "Other"}
+    results = play_match(_Engine(), _Engine(), chess.engine.Limit(nodes=1), 2, [mated], pgn=pgn)
+    assert results == [1.0, 0.0]
+    with open(path) as f:
+        games = [chess.pgn.read_game(f), chess.pgn.read_game(f)]
+    assert [g.headers["White"] for g in games] == ["Reedchess (1 node)", "Other"]
+    assert [g.headers["Result"] for g in games] == ["1-0", "1-0"]
+    assert [g.headers["FEN"] for g in games] == [mated, mated]
+    assert games[0].headers["Round"] == "1" and games[1].headers["Round"] == "2"
 
 
 def test_selfplay_refuses_more_games_than_its_openings_give(capsys):
