@@ -22,6 +22,8 @@ import chess
 import chess.engine
 import chess.pgn
 
+from tools.texel import phase_and_pawns
+
 BLUNDER = 0.15
 PHASES = ("opening", "middlegame", "endgame", "late endgame")
 
@@ -30,15 +32,10 @@ def expected_score(cp):
     return 1.0 / (1.0 + math.exp(-0.00368208 * cp))
 
 
-def phase_of(board):
-    weights = ((chess.KNIGHT, 1), (chess.BISHOP, 1), (chess.ROOK, 2), (chess.QUEEN, 4))
-    return min(24, sum(len(board.pieces(kind, colour)) * w for kind, w in weights for colour in chess.COLORS))
-
-
 def phase_name(board):
     if board.fullmove_number <= 12:
         return PHASES[0]
-    phase = phase_of(board)
+    phase = phase_and_pawns(board)[0]  # the evaluation's phase, as tools/texel.py counts it
     return PHASES[1] if phase >= 12 else (PHASES[2] if phase >= 4 else PHASES[3])
 
 

@@ -103,7 +103,7 @@ def book_lines():
     return lines()
 
 
-def _phase_and_pawns(board):
+def phase_and_pawns(board):
     import chess
 
     phase = 0
@@ -170,7 +170,7 @@ def cmd_gen(args):
             result = 0.5 if outcome is None or outcome.winner is None else (1.0 if outcome.winner else 0.0)
             for fen in samples:
                 b = chess.Board(fen)
-                phase, pw, pb = _phase_and_pawns(b)
+                phase, pw, pb = phase_and_pawns(b)
                 if b.is_check() or not pw or not pb or phase <= 2 or _winning_capture(b):
                     continue
                 info = engine.analyse(b, chess.engine.Limit(depth=args.depth))
