@@ -574,7 +574,8 @@ def main(argv=None):
     p = sub.add_parser("write")
     p.add_argument("--fit", default=os.path.join(OUT, "fit.json"))
     args = parser.parse_args(argv)
-    {"gen": cmd_gen, "gen-fast": cmd_gen_fast, "features": cmd_features, "fit": cmd_fit, "write": cmd_write}[args.cmd](args)
+    commands = {"gen": cmd_gen, "gen-fast": cmd_gen_fast, "features": cmd_features, "fit": cmd_fit, "write": cmd_write}
+    commands[args.cmd](args)
 
 
 if __name__ == "__main__":
