@@ -53,7 +53,7 @@ def test_features_reproduce_the_evaluation_in_chunks(tmp_path, monkeypatch):
 def test_fit_lowers_the_training_loss(tmp_path, monkeypatch, capsys):
     _features(tmp_path, monkeypatch, 100, "f.npz")
     out = tmp_path / "fit.json"
-    texel.main(["fit", "--features", str(tmp_path / "f.npz"), "--out", str(out), "--steps", "50"])
+    texel.main(["fit", "--features", str(tmp_path / "f.npz"), "--out", str(out), "--steps", "50", "--block", "3"])
     printed = capsys.readouterr().out
     line = [x for x in printed.splitlines() if x.startswith("rounded:")][0]
     # "rounded: loss train A valid B (before: C / D)"
@@ -63,3 +63,16 @@ def test_fit_lowers_the_training_loss(tmp_path, monkeypatch, capsys):
     fit = json.loads(out.read_text())
     assert len(fit["pst"]) == 12 * 64 and len(fit["material"]) == 12
     assert len(fit["scalars"]) == len(texel.SCALARS)
+
+
+def test_features_without_scalars_keep_the_evaluation_in_the_offset(tmp_path, monkeypatch):
+    whole = _features(tmp_path, monkeypatch, 100, "whole.npz")
+    out = str(tmp_path / "lean.npz")
+    texel.main(["features", "--no-scalars", "--positions", _positions_file(tmp_path), "--out", out])
+    lean = np.load(out)
+    assert not lean["sc"].any()
+    for key in ("cols", "wts", "mat", "e0"):
+        assert np.array_equal(whole[key], lean[key]), key
+    model = texel.Model(lean, np.arange(2 * len(ROWS)))
+    e = model.evals(lean["theta_pst"], lean["theta_mat"], lean["theta_s"])
+    assert np.allclose(e, whole["e0"], atol=1e-3)

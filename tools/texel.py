@@ -464,7 +464,7 @@ def cmd_fit(args):
         grads[2][frozen] = 0.0
         if args.no_pst or args.only:
             grads[0][:] = 0.0
-        if args.only:
+        if args.only or args.no_material:
             grads[1][:] = 0.0
         for i in range(3):
             gi = grads[i] + args.l2 * (theta[i] - prior[i]) / mt.n
@@ -576,6 +576,7 @@ def main(argv=None):
     p.add_argument("--l2", type=float, default=0.002, help="pull toward the current numbers")
     p.add_argument("--no-scalars", action="store_true",
                    help="keep every tunables.py term; fit material and the piece-square entries")
+    p.add_argument("--no-material", action="store_true", help="keep the material values")
     p.add_argument("--block", type=int, default=1,
                    help="hold out whole blocks of this many consecutive positions (1: single positions)")
     p.add_argument("--no-pst", action="store_true",
