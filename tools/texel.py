@@ -50,10 +50,15 @@ nodes before committing it (docs/engine.md, "Tuning the evaluation").
    (each number raised by 64, the difference divided by 64), and the remainder (rounding,
    terms not tuned) as a fixed offset, so that the model reproduces evaluate() exactly at the
    current numbers. It evaluates 20,000 positions at a time (a Position is ~12 KB on CPython).
+   `--no-scalars` skips the finite differences (the scalar terms' part goes into the offset):
+   56 times faster, for fits of material and tables alone.
 3. `fit` minimises the mean squared error between sigmoid(K * eval / 400) and the label
    (Texel's loss): K first, on the current numbers, then every parameter by full-batch Adam
    with an L2 pull toward the current numbers (`--l2`), 10 % of the positions held out to
-   watch for over-fitting. Prints the loss before and after on both parts.
+   watch for over-fitting (`--block N`: whole runs of N consecutive positions, so that a
+   held-out game's other positions are not in the training part). Prints the loss before and
+   after on both parts. `--no-scalars`, `--no-material` and `--no-pst` keep those numbers;
+   `--only NAMES` fits just those scalars. `--features A,B` reads several files of one tree.
 4. `write` rounds the fitted numbers to ints and writes them back in place: the same names,
    table sizes and layout (const() ints and small tuples), nothing added.
 
