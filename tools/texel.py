@@ -124,6 +124,17 @@ def phase_and_pawns(board):
     return min(phase, 24), len(board.pieces(chess.PAWN, chess.WHITE)), len(board.pieces(chess.PAWN, chess.BLACK))
 
 
+def _book_start(rng, lines):
+    """A python-chess board 4..16 plies into a random line of the opening book's sources."""
+    import chess
+
+    line = rng.choice(lines)
+    board = chess.Board()
+    for move in line[:rng.randint(4, min(16, len(line)))]:
+        board.push(move)
+    return board
+
+
 def _winning_capture(board):
     """True if a capture or promotion wins material by our SEE (firmware/engine/see.py)."""
     from firmware.engine.position import Position
@@ -163,10 +174,7 @@ def cmd_gen(args):
     with open(args.out, "w") as out:
         out.write("# fen\tlabel (Stockfish depth %d, W+D/2 for White)\tresult for White\n" % args.depth)
         for g in range(args.games):
-            line = rng.choice(lines)
-            board = chess.Board()
-            for move in line[:rng.randint(4, min(16, len(line)))]:
-                board.push(move)
+            board = _book_start(rng, lines)
             samples = []
             for uci in {engine, player}:
                 uci.protocol.send_line("ucinewgame")
@@ -220,10 +228,7 @@ def cmd_gen_fast(args):
     with open(args.out, "w") as out:
         out.write("# fen\tlabel (Stockfish %d nodes, W+D/2 for White)\tresult for White\n" % args.play_nodes)
         for g in range(args.games):
-            line = rng.choice(lines)
-            board = chess.Board()
-            for move in line[:rng.randint(4, min(16, len(line)))]:
-                board.push(move)
+            board = _book_start(rng, lines)
             engine.protocol.send_line("ucinewgame")
             samples = []
             while not board.is_game_over(claim_draw=True) and board.ply() < 300:
