@@ -29,20 +29,22 @@ def _evaluate(fen):
 
 
 def test_options_change_the_evaluation_and_put_it_back():
+    from firmware.engine.pesto import MATERIAL_EG, MATERIAL_MG
+
     session, out = _session()
     before = (_evaluate(FEN), _evaluate(UNEVEN))
     session.handle("uci")
-    assert "option name MATERIAL_MG[2] type spin default 348 min 0 max 65535" in out
+    assert "option name MATERIAL_MG[2] type spin default %d min 0 max 65535" % MATERIAL_MG[2] in out
     assert "option name KING_ATTACK_PENALTY% type spin default 100 min 0 max 65535" in out
     del out[:]
     try:
-        session.handle("setoption name MATERIAL_EG[2] value 404")  # +100 in the endgame
+        session.handle("setoption name MATERIAL_EG[2] value %d" % (MATERIAL_EG[2] + 100))
         uneven = _evaluate(UNEVEN)
         # the phase of a lone knight is 1 of 24: the endgame part weighs 23/24
         assert uneven - before[1] in (95, 96)
         assert _evaluate(FEN) == before[0]  # a knight each: no change
     finally:
-        session.handle("setoption name MATERIAL_EG[2] value 304")
+        session.handle("setoption name MATERIAL_EG[2] value %d" % MATERIAL_EG[2])
     assert (_evaluate(FEN), _evaluate(UNEVEN)) == before
     assert not [line for line in out if "error" in line]
 
@@ -83,18 +85,20 @@ def test_bad_options_get_a_clear_error(line, message):
 
 
 def test_options_work_under_micropython():
-    """The same search with the default numbers, with RFP_MARGIN 0, and with it set back to
-    90: the node counts differ, and the number set back gives the first count again. (One
+    """The same search with the default numbers, with RFP_MARGIN 0, and with it set back:
+    the node counts differ, and the number set back gives the first count again. (One
     process each: a search reads the lines sent after `go` and stops at a `quit`.)"""
+    from firmware.engine.tunables import RFP_MARGIN
+
     search = "position fen %s\ngo depth 5\n" % FEN
+    back = "setoption name RFP_MARGIN value %d\n" % RFP_MARGIN
     nodes = []
-    for before in ("uci\n", "setoption name RFP_MARGIN value 0\n",
-                   "setoption name RFP_MARGIN value 0\nsetoption name RFP_MARGIN value 90\n"):
+    for before in ("uci\n", "setoption name RFP_MARGIN value 0\n", "setoption name RFP_MARGIN value 0\n" + back):
         out = run_mpy_module("tools.spsa_uci", stdin=before + search)
         assert "error" not in out
         nodes += [int(m) for m in re.findall(r"^info nodes (\d+)", out, re.M)]
         if before == "uci\n":
-            assert "option name RFP_MARGIN type spin default 90 min 0 max 65535" in out
+            assert "option name RFP_MARGIN type spin default %d min 0 max 65535" % RFP_MARGIN in out
     assert len(nodes) == 3
     assert nodes[0] != nodes[1] and nodes[0] == nodes[2]
 
@@ -150,10 +154,15 @@ def test_rewrite_sets_each_kind_of_number():
         tunables = f.read()
     with open(spsa._PESTO) as f:
         pesto = f.read()
-    assert re.search(r"^RFP_MARGIN = const\(95\)", spsa.rewrite(tunables, "RFP_MARGIN", 95), re.M)
-    assert "FUTILITY_MARGIN = (0, 100, 210)" in spsa.rewrite(tunables, "FUTILITY_MARGIN[2]", 210)
-    assert "FUTILITY_MARGIN = (0, 110, 220)" in spsa.rewrite(tunables, "FUTILITY_MARGIN%", 110)
-    assert "MATERIAL_MG = (0, 86, 360, 373," in spsa.rewrite(pesto, "MATERIAL_MG[2]", 360)
+    from firmware.engine.pesto import MATERIAL_MG
+    from firmware.engine.tunables import FUTILITY_MARGIN as F
+
+    assert re.search(r"^RFP_MARGIN = const\(1234\)", spsa.rewrite(tunables, "RFP_MARGIN", 1234), re.M)
+    assert "FUTILITY_MARGIN = (0, %d, 1234)" % F[1] in spsa.rewrite(tunables, "FUTILITY_MARGIN[2]", 1234)
+    scaled = tuple((v * 150 + 50) // 100 for v in F)
+    assert "FUTILITY_MARGIN = %r" % (scaled,) in spsa.rewrite(tunables, "FUTILITY_MARGIN%", 150)
+    assert "MATERIAL_MG = (0, %d, 1234, %d," % (MATERIAL_MG[1], MATERIAL_MG[3]) in spsa.rewrite(
+        pesto, "MATERIAL_MG[2]", 1234)
     with pytest.raises(spsa.PlanError):
         spsa.rewrite(tunables, "NO_SUCH_NUMBER", 3)
 
