@@ -11,8 +11,10 @@ The other tuned numbers are in tunables.py.
 """
 
 # ---- material (mg, eg) by kind: none, P, N, B, R, Q, K ------------------------------------
-MATERIAL_MG = (0, 86, 348, 373, 467, 1029, 0)
-MATERIAL_EG = (0, 83, 304, 313, 516, 946, 0)
+# Set by tools/spsa.py on self-play in session 38 (before: 86/348/373/467/1029 and
+# 83/304/313/516/946, fitted by tools/texel.py in session 13).
+MATERIAL_MG = (0, 80, 337, 368, 463, 1034, 0)
+MATERIAL_EG = (0, 81, 299, 310, 517, 981, 0)
 
 # ---- piece-square tables (PeSTO), rank 8 first ------------------------------------------
 PAWN_MG = (
