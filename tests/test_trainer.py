@@ -11,6 +11,7 @@ from firmware.engine.notation import parse_uci, uci
 from firmware.engine.position import Position
 from firmware.engine.search import Limits, Searcher
 from firmware.engine.fen import START_FEN
+from firmware.uci import parse_position
 from host_sim import Simulator
 from tests.mpy import PICO_HEAP, run_mpy
 
@@ -262,10 +263,13 @@ def play_exercise(sim, board, choose):
 
 
 def engine_player(nodes=1500):
+    """Our engine as the player, with the game's moves (so it sees repetitions, as a player does)."""
     searcher = Searcher(tt_entries=1 << 13)
 
     def choose(board):
-        return chess.Move.from_uci(uci(searcher.search(Position(board.fen()), Limits(nodes=nodes)).best_move))
+        moves = " ".join(m.uci() for m in board.move_stack)
+        position = parse_position("fen %s moves %s" % (board.root().fen(), moves) if moves else "fen " + board.fen())
+        return chess.Move.from_uci(uci(searcher.search(position, Limits(nodes=nodes)).best_move))
 
     return choose
 
