@@ -120,13 +120,14 @@ def micropython_path(arg):
     return micro if os.path.exists(micro) else "micropython"
 
 
-def open_engine(folder, micropython=None):
-    """`python -m firmware.uci` in `folder`, or MicroPython's when `micropython` is a path."""
+def open_engine(folder, micropython=None, module="firmware.uci"):
+    """`python -m firmware.uci` in `folder`, or MicroPython's when `micropython` is a path
+    (`module`: another UCI engine of the folder, e.g. tools/spsa.py's tools.spsa_uci)."""
     if micropython:
         env = dict(os.environ, MICROPYPATH=folder + ":" + os.path.join(folder, ".frozen"))
-        engine = chess.engine.SimpleEngine.popen_uci([micropython, "-m", "firmware.uci"], cwd=folder, env=env)
+        engine = chess.engine.SimpleEngine.popen_uci([micropython, "-m", module], cwd=folder, env=env)
     else:
-        engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", "firmware.uci"], cwd=folder)
+        engine = chess.engine.SimpleEngine.popen_uci([sys.executable, "-m", module], cwd=folder)
     engine.configure({"OwnBook": False, "Hash": 4})
     return engine
 

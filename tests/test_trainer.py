@@ -268,7 +268,7 @@ def engine_player(nodes=1500):
 
     def choose(board):
         moves = " ".join(m.uci() for m in board.move_stack)
-        position = parse_position("fen %s moves %s" % (board.root().fen(), moves) if moves else "fen " + board.fen())
+        position = parse_position("fen %s moves %s" % (board.root().fen(), moves))
         return chess.Move.from_uci(uci(searcher.search(position, Limits(nodes=nodes)).best_move))
 
     return choose

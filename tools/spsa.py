@@ -155,17 +155,9 @@ def save(tuner, path):
 # ---- the engines ------------------------------------------------------------------------------
 def open_tuning_engine(micropython=None):
     """tools/spsa_uci.py under `micropython` (a path), else under this CPython."""
-    import chess.engine
+    from bench.selfplay import open_engine
 
-    script = os.path.join(ROOT, "tools", "spsa_uci.py")
-    if micropython:
-        env = dict(os.environ, MICROPYPATH=ROOT)
-        engine = chess.engine.SimpleEngine.popen_uci([micropython, script], cwd=ROOT, env=env)
-    else:
-        env = dict(os.environ, PYTHONPATH=ROOT)
-        engine = chess.engine.SimpleEngine.popen_uci([sys.executable, script], cwd=ROOT, env=env)
-    engine.configure({"OwnBook": False, "Hash": 4})
-    return engine
+    return open_engine(ROOT, micropython, module="tools.spsa_uci")
 
 
 def start_values(plan, engine):
@@ -243,13 +235,15 @@ def cmd_run(args):
 
     micro = micropython_path(args.micropython) if args.micropython != "cpython" else None
     if args.resume and os.path.exists(args.out):
-        with open(args.out) as f:
-            tuner = Tuner.from_state(json.load(f))
+        tuner = load(args.out)
         print("continuing %s at pair %d of %d" % (args.out, tuner.k, tuner.pairs))
     else:
         if os.path.exists(args.out) and not args.resume:
             sys.exit("%s exists: --resume to continue it, or another --out" % args.out)
-        plan = parse_plan(open(args.plan).read()) if args.plan else list(PLAN)
+        plan = list(PLAN)
+        if args.plan:
+            with open(args.plan) as f:
+                plan = parse_plan(f.read())
         probe = open_tuning_engine(micro)
         try:
             start = start_values(plan, probe)

@@ -2,7 +2,7 @@
 Stockfish's TUNE() exposes its numbers): a tuner sets numbers by `setoption` between games
 and keeps its engines running instead of starting (and compiling) them again.
 
-    micropython tools/spsa_uci.py        (MICROPYPATH: the project's root)
+    micropython -m tools.spsa_uci        (MICROPYPATH: the project's root)
 
 A host tool, never flashed: it runs the firmware's own UciSession (on MicroPython or CPython)
 and changes numbers where the engine reads them at run time. Options (`uci` lists them with
@@ -36,7 +36,9 @@ class TuningSession(uci.UciSession):
         from firmware.engine import pesto
 
         self.material = {"MATERIAL_MG": list(pesto.MATERIAL_MG), "MATERIAL_EG": list(pesto.MATERIAL_EG)}
-        self.tunables = _fresh_tunables()
+        from firmware.engine import tunables  # a fresh copy: init() dropped the first
+
+        self.tunables = tunables
         self.start = {}  # tables as they were, for NAME%
         for name in dir(self.tunables):
             value = getattr(self.tunables, name)
@@ -121,13 +123,6 @@ class TuningSession(uci.UciSession):
                 cells[PIECE_BASE[kind] + sq] += change
                 cells[PIECE_BASE[kind | 8] + sq] -= change
         self.material[name][kind] = value
-
-
-def _fresh_tunables():
-    """A fresh copy of tunables.py (evaluate.init() dropped the first from sys.modules)."""
-    from firmware.engine import tunables
-
-    return tunables
 
 
 def main():
