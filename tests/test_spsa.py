@@ -1,6 +1,7 @@
 """tools/spsa.py and its engine tools/spsa_uci.py: the options change the numbers the engine
 plays with (on CPython and under MicroPython) and put them back exactly, the gain sequences
 are fishtest's, the steps climb a known objective, and `write` edits the right numbers."""
+import os
 import random
 import re
 
@@ -144,9 +145,24 @@ def test_state_round_trips(tmp_path):
 def test_parse_plan():
     assert spsa.parse_plan("# comment\nRFP_MARGIN 8\n\nPASSED_EG%  5  # scaled\n") == [
         ("RFP_MARGIN", 8.0), ("PASSED_EG%", 5.0)]
-    for text in ("RFP_MARGIN\n", "RFP_MARGIN eight\n", "RFP_MARGIN 0\n", "# nothing\n"):
+    for text in ("RFP_MARGIN\n", "RFP_MARGIN eight\n", "RFP_MARGIN 0\n", "# nothing\n",
+                 "RFP_MARGIN 8\nRFP_MARGIN 5\n", "LMP_COUNT[2] 1\nLMP_COUNT% 5\n", "LMP_COUNT% 5\nLMP_COUNT[2] 1\n"):
         with pytest.raises(spsa.PlanError):
             spsa.parse_plan(text)
+
+
+def test_every_kept_plan_names_options_of_the_engine():
+    session, _ = _session()
+    options = {line.split()[2] for line in session.option_lines()}
+    folder = os.path.join(spsa.ROOT, "tools", "spsa_plans")
+    plans = sorted(os.listdir(folder))
+    assert plans
+    for name in plans:
+        with open(os.path.join(folder, name)) as f:
+            plan = spsa.parse_plan(f.read())
+        for option, _ in plan + list(spsa.PLAN):
+            assert option in options, (name, option)
+    assert "NOT_A_NUMBER" not in options and "RFP_MARGIN" in options
 
 
 def test_rewrite_sets_each_kind_of_number():

@@ -23,8 +23,9 @@ stopped is continued with the same command.
 
 A plan is a file of lines `NAME C_END` (options of tools/spsa_uci.py: RFP_MARGIN,
 FUTILITY_MARGIN[1], PASSED_EG%, MATERIAL_MG[2], ...), `#` starting a comment; without
---plan, PLAN below. Every number stays >= 0 (the evaluation's terms are magnitudes). A
-table's NAME% and its entries NAME[i] do not go in one plan (each would undo the other).
+--plan, PLAN below (run 1's; tools/spsa_plans/ keeps the later runs' plans). Every number
+stays >= 0 (the evaluation's terms are magnitudes). A table's NAME% and its entries NAME[i]
+do not go in one plan (each would undo the other; parse_plan refuses it).
 Whatever SPSA finds is a candidate: it lands only after bench/selfplay.py shows the gain.
 """
 import argparse
@@ -77,6 +78,12 @@ def parse_plan(text):
         plan.append((words[0], c_end))
     if not plan:
         raise PlanError("the plan names no numbers")
+    names = [name for name, _ in plan]
+    for name in names:
+        if names.count(name) > 1:
+            raise PlanError("the plan names %s twice" % name)
+        if name.endswith("%") and any(other.startswith(name[:-1] + "[") for other in names):
+            raise PlanError("the plan scales %s and tunes its entries too: each would undo the other" % name)
     return plan
 
 
