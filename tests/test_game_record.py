@@ -16,6 +16,7 @@ from firmware.controller.game import (
     Game,
     IllegalGameMoveError,
 )
+from firmware.features import clock
 from firmware.features.clock import GameClock
 from firmware.features import console
 from firmware.features.options import change
@@ -59,10 +60,10 @@ def test_game_from_fen_resign_timeout_and_claims():
     g.resign(8)
     assert g.result == RESULT_WHITE and g.reason == RESIGNATION and g.reason_name() == "resignation"
     g.new("7k/8/8/8/8/8/R7/K7 b - - 0 1")
-    g.time_out(8)  # Black's flag: White can mate, so White wins
+    clock.time_out(g, 8)  # Black's flag: White can mate, so White wins
     assert g.result == RESULT_WHITE and g.reason == TIMEOUT
     g.new("7k/8/8/8/8/8/R7/K7 w - - 0 1")
-    g.time_out(0)  # White's flag, but a lone king cannot mate: a draw
+    clock.time_out(g, 0)  # White's flag, but a lone king cannot mate: a draw
     assert g.result == RESULT_DRAW
     with pytest.raises(FenError):
         g.new("not a fen")

@@ -146,6 +146,7 @@ def test_running_out_of_c_stack_redoes_the_depth_shallower_under_micropython():
         "        return probe(n + 1)\n"
         "    except RuntimeError:\n"
         "        return micropython.stack_use()\n"
+        "import firmware.engine.search_result\n"  # search()'s Result, loaded by its first call
         "s = Searcher(tt_entries=1024)\n"  # set up (imports, tables) before the stack runs low
         "p = Position(%r)\n"
         "def run():\n"

@@ -262,16 +262,12 @@ class Inference:
         events, a board found different after set_position): departures first, then
         arrivals, so a plain move still reads as one; captures never do (no real PLACE on an
         unchanged cell)."""
-        for r in range(8):
-            gone = old[r] & (new[r] ^ 255)
-            for f in range(8):
-                if gone >> f & 1:
-                    self.record(r * 8 + f, 0)
-        for r in range(8):
-            came = new[r] & (old[r] ^ 255)
-            for f in range(8):
-                if came >> f & 1:
-                    self.record(r * 8 + f, 1)
+        for place in (0, 1):
+            for r in range(8):
+                cells = new[r] & (old[r] ^ 255) if place else old[r] & (new[r] ^ 255)
+                for f in range(8):
+                    if cells >> f & 1:
+                        self.record(r * 8 + f, place)
 
     def lift_before(self, cell, seq):
         """Number of the last LIFT on `cell` before event `seq` (0 if none remembered)."""

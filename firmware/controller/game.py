@@ -142,13 +142,6 @@ class Game:
         """`colour` (0 White, 8 Black) resigns."""
         self.finish(RESULT_BLACK if colour == 0 else RESULT_WHITE, RESIGNATION)
 
-    def time_out(self, colour):
-        """`colour`'s clock ran out: a loss, or a draw when the opponent cannot mate at all."""
-        if rules._side_insufficient(self.position, colour ^ 8):
-            self.finish(RESULT_DRAW, TIMEOUT)
-        else:
-            self.finish(RESULT_BLACK if colour == 0 else RESULT_WHITE, TIMEOUT)
-
     def finish(self, result, reason):
         if result not in RESULTS:
             raise ValueError("unknown result %r" % (result,))

@@ -339,8 +339,9 @@ class Position:
         self.halfmove = 0
         self.fullmove = 1
         self.ply = 0
-        self.prior_lo = array("i")
-        self.prior_hi = array("i")
+        if len(self.prior_lo):  # (arrays are replaced, never changed: an empty one is kept)
+            self.prior_lo = array("i")
+            self.prior_hi = array("i")
         self.rehash()
 
     def set_start(self):

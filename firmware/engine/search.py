@@ -241,26 +241,12 @@ class Info:
         self.nodes = 0
         self.time_ms = 0
         self.best_move = 0
-        self.pv_length = 0
         self.bound = 0  # 0 exact, 1 upper (failed low), 2 lower (failed high)
 
     @property
     def pv(self):
         s = self._searcher
         return [s.pv[i] for i in range(s.pv_len[0])]
-
-
-class Result:
-    """What a finished search returns (see Searcher.search)."""
-
-    def __init__(self, best_move, ponder_move, score, depth, nodes, time_ms=0, mate_in=None):
-        self.best_move = best_move
-        self.ponder_move = ponder_move
-        self.score = score
-        self.depth = depth
-        self.nodes = nodes
-        self.time_ms = time_ms
-        self.mate_in = mate_in
 
 
 def mate_in_moves(score):
@@ -355,6 +341,8 @@ class Searcher:
         legal move; then score is -MATE if checkmated, else 0)."""
         for _ in self.iterate(position, limits, poll):
             pass
+        from firmware.engine.search_result import Result  # (not on a board's heap: see there)
+
         return Result(self.best_move, self.ponder_move, self.best_score, self.done_depth, self.nodes,
                       self.elapsed_ms(), mate_in_moves(self.best_score))
 
@@ -393,16 +381,7 @@ class Searcher:
         killers = self.killers
         for i in range(2 * MAX_PLY):
             killers[i] = 0
-        info = self.info
-        info.depth = 0
-        info.seldepth = 0
-        info.score = 0
-        info.score_cp = 0
-        info.mate_in = None
-        info.nodes = 0
-        info.time_ms = 0
-        info.best_move = 0
-        info.bound = 0
+        self.info.__init__(self)  # every field as at its start
         self.pv_len[0] = 0
         self.best_move = 0
         self.ponder_move = 0

@@ -34,6 +34,8 @@ to move and makes the flag fall; `clock.button(c, now_ms)` pauses; `clock.cap(..
 engine's time on a non-clock level.
 """
 from firmware.compat import const, ticks_diff
+from firmware.controller.game import RESULT_BLACK, RESULT_DRAW, RESULT_WHITE, TIMEOUT
+from firmware.engine import rules
 from firmware.engine.timeman import Limits, budget
 
 SUDDEN = const(0)
@@ -284,7 +286,7 @@ class GameClock:
                 c.dirty = True
         side = self.flag(now_ms)
         if side >= 0 and not c.game.over:
-            c.game.time_out(side)
+            time_out(c.game, side)
             c._game_over(now_ms)
 
     def button(self, c, now_ms):
@@ -348,3 +350,13 @@ class GameClock:
             self.turn_start[i] = _get32(data, 18 + 4 * i)
         self.paused = data[26] & 1 == 1
         self.side = -1
+
+
+def time_out(game, colour):
+    """`colour`'s clock ran out: a loss, or a draw when the opponent cannot mate at all. (Here,
+    not in Game: only a clock level's game runs out of time, so the board's resident Game does
+    not carry it.)"""
+    if rules._side_insufficient(game.position, colour ^ 8):
+        game.finish(RESULT_DRAW, TIMEOUT)
+    else:
+        game.finish(RESULT_BLACK if colour == 0 else RESULT_WHITE, TIMEOUT)
