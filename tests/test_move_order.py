@@ -115,6 +115,36 @@ def _pawn_threat(board, move):
     return 0
 
 
+def _makes_threat(board, move):
+    """Does the quiet move make a threat the order spares, judged by python-chess: a pawn that
+    then attacks an enemy knight, bishop, rook, queen or king, a knight that then attacks an
+    enemy rook, queen or king (the kind attacked at least twice the mover's)."""
+    piece = board.piece_at(move.from_square)
+    if piece.piece_type not in (chess.PAWN, chess.KNIGHT):
+        return False
+    after = board.copy(stack=False)
+    after.push(move)
+    for square in after.attacks(move.to_square):
+        target = after.piece_at(square)
+        if target and target.color != piece.color and target.piece_type >= 2 * piece.piece_type:
+            return True
+    return False
+
+
+def test_a_quiet_move_that_makes_a_threat_is_ordered_with_the_countermove():
+    # e4-e5 attacks the knight on f6 (and d6's bishop); Nd4-f5 attacks the queen on g7;
+    # Nd4-b5 attacks only a bishop (d6), Nb1-c3 nothing; a2-a3 nothing
+    score = _scores_without_history("4k3/6q1/3b1n2/8/3NP3/8/P7/1N2K3 w - - 0 1")
+    assert score["e4e5"] == _COUNTER
+    assert score["d4f5"] == _COUNTER
+    assert score["d4b5"] < _COUNTER and score["b1c3"] < _COUNTER and score["a2a3"] < _COUNTER
+    # the same from Black's side: ...e5-e4 attacks the knight on f3, ...Nd5-f4 the queen on g2
+    score = _scores_without_history("1n2k3/p7/8/3np3/8/3B1N2/6Q1/4K3 b - - 0 1")
+    assert score["e5e4"] == _COUNTER
+    assert score["d5f4"] == _COUNTER
+    assert score["d5b4"] < _COUNTER and score["a7a6"] < _COUNTER
+
+
 def _scores_without_history(fen_text):
     """{uci: order score} of every move of the position, with an empty history, no hash move
     no killers and no countermove."""
@@ -187,6 +217,8 @@ def test_scores_follow_the_documented_order():
                 assert score == _COUNTER, uci(m)  # the countermove: after the killers
             elif promo:
                 assert score == 0, uci(m)  # underpromotions last
+            elif _makes_threat(board, chess.Move.from_uci(uci(m))):
+                assert score == _COUNTER, uci(m)  # spared like the countermove
             else:
                 to = PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)
                 gain = _table_gain(pos, m) + _pawn_threat(board, chess.Move.from_uci(uci(m)))

@@ -28,7 +28,7 @@ Contracts
 Features: aspiration windows, transposition table (tt.py), check extension, mate-distance
 pruning, reverse futility and null-move pruning (not with king and pawns only), futility and
 late-move pruning of quiet moves at depth 1-3, late-move reductions, killer, countermove and
-history ordering, quiescence search with MVV-LVA, delta pruning and a cheap exchange test (a capture
+history ordering (quiet moves that make a threat ordered with the countermove, so spared), quiescence search with MVV-LVA, delta pruning and a cheap exchange test (a capture
 by a more valuable piece of a defended piece is skipped), check evasions in quiescence so
 mates at the horizon are seen. Numbers live in tunables.py.
 """
@@ -94,7 +94,11 @@ _ORDER_K1 = const(3)  # the killers of this ply
 _ORDER_K2 = const(4)
 _ORDER_CM = const(5)  # the countermove of the move before this node, its low 16 bits (0: none)
 _ORDER_ARGS = array("i", bytes(4 * 6))
-_ORDER_VALUE = array("H", ORDER_VALUE)  # for viper code (a tuple is an object to it)
+# For viper code (a tuple is an object to it): the pieces' values by kind, then from
+# _ORDER_STEPS on the squares a knight, a white pawn and a black pawn attack from where they
+# stand (+ 33: the array is unsigned), for the threats a quiet move makes
+_ORDER_STEPS = const(7)
+_ORDER_VALUE = array("H", ORDER_VALUE + tuple(d + 33 for d in KNIGHT_STEPS + (15, 17, -17, -15)))
 # _qsearch: its loop's steps, and each ply's state in Searcher.qstack (_Q_CELLS cells a ply:
 # beta, best, stand pat, start of the move list, next move; scores + _Q_BIAS)
 _Q_ENTER = const(0)
@@ -112,8 +116,9 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
     """Give every move in moves[start:end] its ordering score for the main search in ms
     (the other arguments are in _ORDER_ARGS): the hash move, captures by MVV-LVA (below the
     killers when a bigger piece takes a smaller one and SEE says it loses), queen
-    promotions, en passant, the killers, the countermove, history plus the piece-square gain and the enemy
-    pawns' attacks, underpromotions. Machine code: it runs
+    promotions, en passant, the killers, the countermove and the quiet moves that make a threat
+    (a pawn attacking a piece, a knight a rook, queen or king), history plus the piece-square
+    gain and the enemy pawns' attacks, underpromotions. Machine code: it runs
     for every generated move of every node of the main search, where it took a fifth of the
     chip's time as bytecode. (The quiescence search scores its few captures in bytecode: as
     a second branch here it was 0.4 KB of machine code.)
@@ -199,6 +204,26 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                     elif (not (f & 0x88) and int(b[f]) == pawn) or (not ((f + 2) & 0x88) and int(b[f + 2]) == pawn):
                         gain += int(value[kind]) >> 1
                 ms[k] = ((hist[to] + 0x8000) & 0xFFFF) + gain
+                # A quiet move that makes a threat is ordered with the countermove, so the
+                # pruning and the reductions spare it: a pawn that then attacks a knight,
+                # bishop, rook, queen or the king, a knight that then attacks a rook, queen or
+                # the king (the quiet refutations a 1,000-node search pruned or reduced away;
+                # +11 Elo, docs/benchmarks.md, session 40). The kind attacked must be at least
+                # twice the mover's: 2 for a pawn, 4 for a knight.
+                j = _ORDER_STEPS  # the steps of _ORDER_VALUE to try: j up to n
+                n = j
+                if kind == 2:
+                    n = j + 8
+                elif kind == 1:
+                    j += 8 + ((piece & 8) >> 2)
+                    n = j + 2
+                while j < n:
+                    d = ((m >> 7) & 127) + int(value[j]) - 33
+                    j += 1
+                    if not (d & 0x88):
+                        p = int(b[d])
+                        if (p ^ piece) & 8 and (p & 7) >= kind << 1:  # (an empty square: kind 0)
+                            ms[k] = _COUNTER
         k += 1
 
 
