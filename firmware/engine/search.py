@@ -28,9 +28,10 @@ Contracts
 Features: aspiration windows, transposition table (tt.py), check extension, mate-distance
 pruning, reverse futility and null-move pruning (not with king and pawns only), futility and
 late-move pruning of quiet moves at depth 1-3, late-move reductions, killer, countermove and
-history ordering (quiet moves that make a threat ordered with the countermove, so spared), quiescence search with MVV-LVA, delta pruning and a cheap exchange test (a capture
-by a more valuable piece of a defended piece is skipped), check evasions in quiescence so
-mates at the horizon are seen. Numbers live in tunables.py.
+history ordering (quiet moves that make a threat ordered with the countermove, so spared),
+quiescence search with MVV-LVA, delta pruning and a cheap exchange test (a capture by a more
+valuable piece of a defended piece is skipped), check evasions in quiescence so mates at the
+horizon are seen. Numbers live in tunables.py.
 """
 from array import array
 
