@@ -145,8 +145,12 @@ def test_clock_under_micropython_and_its_hot_path_allocates_nothing():
         "    r = 'allocated'\n"
         "heap_unlock()\n"
         "print(r)\n"
+        "from firmware.controller.game import Game\n"
+        "from firmware.features.clock import time_out\n"
+        "g = Game(); g.new('7k/8/8/8/8/8/R7/K7 b - - 0 1'); time_out(g, 8); print(g.result, g.reason_name())\n"
+        "g.new('7k/8/8/8/8/8/R7/K7 w - - 0 1'); time_out(g, 0); print(g.result, g.reason_name())\n"
     )
-    assert out.split("\n")[:3] == ["300000 293000 5:00 4:53", "293000", "ok"]
+    assert out.split("\n")[:5] == ["300000 293000 5:00 4:53", "293000", "ok", "1-0 time", "1/2-1/2 time"]
 
 
 # ---- in the simulator -----------------------------------------------------------------------------
