@@ -15,7 +15,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from firmware.engine.book import default_book_path, open_book  # noqa: E402
-from firmware.engine.notation import parse_uci  # noqa: E402
+from firmware.engine.uci_parse import parse_uci  # noqa: E402
 from firmware.engine.position import Position  # noqa: E402
 from tests.mpy import PICO_HEAP, run_mpy  # noqa: E402
 from tools.book_build import book_stats  # noqa: E402
@@ -35,7 +35,7 @@ import gc
 import time
 from firmware.engine.book import open_book
 from firmware.engine.position import Position
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.compat import heap_lock, heap_unlock
 gc.collect()
 before = gc.mem_alloc()

@@ -56,7 +56,7 @@ from firmware.engine.position import Position
 from firmware.engine.search import Searcher
 from firmware.engine.evaluate import evaluate
 from firmware.engine.see import see
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 s = Searcher(tt_entries=1024, move_stack=1024, poll_nodes=1024)
 p = Position(%(fen)r)
 s.pos = p

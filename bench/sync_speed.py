@@ -32,7 +32,7 @@ except ImportError:
 from firmware.controller import board_sync as bs
 from firmware.controller.board_sync import occupancy_of
 from firmware.engine.position import Position
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 
 FEN = "r3k2r/pppq1ppp/2n2n2/2bpp3/2BPP1b1/2N2N2/PPPQ1PPP/R3K2R w KQkq - 0 1"
 gc.collect()

@@ -36,7 +36,8 @@ import sys
 
 from firmware.compat import const
 from firmware.engine.fen import START_FEN, FenError
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from firmware.engine.perft import perft_divide, release_perft_buffers
 

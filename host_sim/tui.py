@@ -23,7 +23,8 @@ import time
 
 from firmware.features.pgn import game_pgn
 from firmware.engine.fen import START_FEN
-from firmware.engine.notation import parse_uci, san
+from firmware.engine.notation import san
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.san_parse import parse_san
 from firmware.engine.position import Position
 

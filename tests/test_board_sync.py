@@ -12,7 +12,8 @@ from firmware.controller.board_sync import BoardSync, SyncError
 from firmware.controller.board_sync import occupancy_of, diff_cells, START_OCCUPANCY
 from firmware.engine.constants import parse_square, square_name, to_sq64, from_sq64
 from firmware.engine.fen import fen
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 
 TICK_MS = 10

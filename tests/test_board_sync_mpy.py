@@ -10,7 +10,8 @@ from firmware.compat import heap_lock, heap_unlock
 from firmware.controller import board_sync as bs
 from firmware.controller.board_sync import occupancy_of
 from firmware.engine.position import Position
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 
 FILES = "abcdefgh"
 pos = Position()

@@ -23,7 +23,8 @@ from firmware.engine.book import (
     open_book,
     open_book_or_none,
 )
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.san_parse import parse_san
 from firmware.engine.position import Position
 from firmware.engine.rules import legal_moves
@@ -292,7 +293,8 @@ def test_default_book_path_points_at_firmware_data():
 MPY_LOOKUP = r"""
 from firmware.engine.book import open_book, BookError
 from firmware.engine.position import Position
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.compat import heap_lock, heap_unlock
 book = open_book(%(path)r)
 pos = Position()

@@ -330,7 +330,7 @@ def test_a_paused_clock_shows_the_minutes_on_the_squares_without_a_display():
 def test_journal_keeps_the_last_clock_record_through_compaction():
     from firmware.controller.journal import Journal
     from firmware.engine.position import Position
-    from firmware.engine.notation import parse_uci
+    from firmware.engine.uci_parse import parse_uci
 
     flash = FakeFlash()
     j = Journal("", open_fn=flash.open, fs=flash)

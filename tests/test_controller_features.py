@@ -166,3 +166,14 @@ def test_resident_modules_do_not_import_features_at_the_top():
                                                                         "firmware.features.drop"):
                     bad.append((os.path.relpath(path, ROOT), mod))
     assert not bad, bad
+
+
+def test_the_booted_app_holds_no_reading_of_move_text_under_micropython(tmp_path):
+    # Reading UCI or SAN, perft and the FEN parser are for the protocols and the host's tools
+    # (the FEN parser is loaded for a FEN and dropped): a booted board does not hold their code
+    code = SETUP + FEATURES.split("def loaded():")[0] % str(tmp_path) + r"""
+host_only = ("uci_parse", "san_parse", "perft", "fen")
+print("held", ",".join(n for n in host_only if "firmware.engine." + n in sys.modules) or "-")
+"""
+    line = [x for x in run_mpy(code, timeout=600).split("\n") if x.startswith("held")][0]
+    assert line == "held -", line

@@ -119,7 +119,7 @@ def test_a_game_ended_by_its_last_move_resumes_ended_under_micropython(tmp_path)
     code = head + r"""
 from firmware.controller.journal import Journal
 from firmware.engine.position import Position
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 folder = %r
 j = Journal(folder)
 j.start_game(None)

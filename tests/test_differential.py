@@ -7,7 +7,8 @@ import pytest
 
 from firmware.engine import rules
 from firmware.engine.fen import fen as fen_of
-from firmware.engine.notation import parse_uci, san, uci
+from firmware.engine.notation import san, uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.san_parse import parse_san
 from firmware.engine.position import Position
 from tests.mpy import run_mpy

@@ -14,7 +14,8 @@ from firmware.engine.constants import (
     to_sq64,
 )
 from firmware.engine.fen import fen as fen_of
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.san_parse import parse_san
 from firmware.engine.position import Position
 from tests.mpy import run_mpy
@@ -332,7 +333,7 @@ def test_set_start_and_assign_give_what_fen_gives():
 def test_set_start_and_assign_give_what_fen_gives_under_micropython():
     out = run_mpy(
         "from firmware.engine.position import Position\n"
-        "from firmware.engine.notation import parse_uci\n"
+        "from firmware.engine.uci_parse import parse_uci\n"
         "from firmware.engine.fen import START_FEN, fen, set_fen\n"
         "def state(p):\n"
         "    return (bytes(p.board), bytes(p.counts), bytes(p.kings), p.stm, p.castling, p.ep,\n"

@@ -4,7 +4,7 @@ import pytest
 
 from firmware.engine import tunables as T
 from firmware.engine.evaluate import evaluate, init
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from tests.randomgames import random_positions
 

@@ -60,7 +60,8 @@ def strongest_level():
 def book_replies(uci_moves):
     """UCI texts of the book's moves after `uci_moves` from the start (the device's book file)."""
     from firmware.engine.book import default_book_path, open_book
-    from firmware.engine.notation import parse_uci, uci
+    from firmware.engine.notation import uci
+    from firmware.engine.uci_parse import parse_uci
     from firmware.engine.position import Position
 
     pos = Position()

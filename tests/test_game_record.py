@@ -25,7 +25,7 @@ from firmware.controller.settings import BLACK, NOBODY, OPTION_NAMES, Settings, 
 from firmware.engine import rules
 from firmware.engine.constants import to_sq64
 from firmware.engine.fen import FenError, fen
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from firmware.io.leds import BLINK_SLOW, ON
 from tests.mpy import run_mpy
@@ -154,7 +154,7 @@ def test_same_calls_under_micropython():
         "from firmware.controller.settings import Settings\n"
         "from firmware.features.clock import GameClock\n"
         "from firmware.features.pgn import game_pgn\n"
-        "from firmware.engine.notation import parse_uci\n"
+        "from firmware.engine.uci_parse import parse_uci\n"
         "g = Game()\n"
         "for t in ('f2f3', 'e7e5', 'g2g4', 'd8h4'):\n"
         "    g.push(parse_uci(g.position, t))\n"

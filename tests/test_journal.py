@@ -9,7 +9,8 @@ from firmware.controller import journal as journal_module
 from firmware.controller.journal import Journal, JournalError, crc16, encode_record
 from firmware.controller.settings import Settings
 from firmware.engine.fen import START_FEN
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from host_sim.flash import FakeFlash, PowerCut
 from tests.mpy import run_mpy
@@ -248,7 +249,7 @@ def test_journal_on_micropython_with_its_real_filesystem(tmp_path):
         "from firmware.controller.journal import Journal\n"
         "from firmware.controller.settings import Settings\n"
         "from firmware.engine.position import Position\n"
-        "from firmware.engine.notation import parse_uci\n"
+        "from firmware.engine.uci_parse import parse_uci\n"
         "j = Journal(%r)\n"
         "j.load()\n"
         "j.start_game(Settings(level=5).to_bytes())\n"
@@ -354,7 +355,7 @@ def test_a_full_archive_rewrite_on_micropython_with_its_real_filesystem(tmp_path
     out = run_mpy(
         "from firmware.controller.journal import Journal\n"
         "from firmware.engine.position import Position\n"
-        "from firmware.engine.notation import parse_uci\n"
+        "from firmware.engine.uci_parse import parse_uci\n"
         "j = Journal(%r, max_games=2)\n"
         "j.load()\n"
         "j.start_game(None)\n"

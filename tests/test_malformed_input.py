@@ -5,7 +5,7 @@ import json
 import pytest
 
 from firmware.engine.fen import FenError, fen, set_fen
-from firmware.engine.notation import MoveSyntaxError, parse_uci
+from firmware.engine.uci_parse import MoveSyntaxError, parse_uci
 from firmware.engine.position import Position
 from firmware.engine.rules import IllegalMoveError
 from firmware.engine.san_parse import parse_san

@@ -18,7 +18,7 @@ from firmware.controller.journal import Journal
 from firmware.engine import rules
 from firmware.engine.fen import set_fen
 from firmware.engine.levels import LEVELS
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from firmware.engine.search import MAX_PLY, MOVE_STACK, Limits, Searcher
 from host_sim.clock import device_speed

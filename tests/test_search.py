@@ -9,7 +9,8 @@ import pytest
 
 from firmware.engine import rules
 from firmware.engine.fen import fen
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from firmware.engine.search import MATE, MATE_BOUND, MAX_PLY, Limits, SearchError, Searcher, mate_in_moves
 from firmware.engine.timeman import SOFT_NEXT_PERCENT, LimitsError, budget

@@ -9,7 +9,8 @@ import random
 import chess
 import pytest
 
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from firmware.engine.search import Limits, Searcher
 

@@ -4,7 +4,7 @@ allocation under MicroPython."""
 import chess
 import pytest
 
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from firmware.engine.see import see
 from tests.mpy import run_mpy
@@ -85,7 +85,7 @@ def test_allocates_nothing_under_micropython():
         "from firmware.compat import heap_lock, heap_unlock\n"
         "from firmware.engine.position import Position\n"
         "from firmware.engine.see import see\n"
-        "from firmware.engine.notation import parse_uci\n"
+        "from firmware.engine.uci_parse import parse_uci\n"
         "def main():\n"
         "    p = Position('1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1')\n"
         "    m = parse_uci(p, 'd3e5')\n"

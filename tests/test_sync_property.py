@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 from firmware.controller import board_sync as bs
 from firmware.controller.board_sync import BoardSync
 from firmware.controller.board_sync import occupancy_of
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from tests.randomgames import random_positions
 

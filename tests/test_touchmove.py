@@ -8,7 +8,7 @@ from firmware.controller.settings import OPTION_NAMES, Settings
 from firmware.features.touch import TouchMove
 from firmware.engine.constants import to_sq64
 from firmware.engine.levels import find_level
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from host_sim import Simulator
 

@@ -7,7 +7,8 @@ import pytest
 
 from firmware.features import trainer as T
 from firmware.controller.game import Game
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from firmware.engine.search import Limits, Searcher
 from firmware.engine.fen import START_FEN

@@ -7,7 +7,7 @@ import random
 import chess
 
 from firmware.engine.fen import START_FEN, fen
-from firmware.engine.notation import parse_uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
 from firmware.uci import UciSession
 

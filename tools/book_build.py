@@ -47,6 +47,7 @@ import chess.polyglot  # noqa: E402
 
 from firmware.engine import fen as efen  # noqa: E402
 from firmware.engine import notation, zobrist  # noqa: E402
+from firmware.engine.uci_parse import parse_uci  # noqa: E402
 from firmware.engine.book import (  # noqa: E402
     ENTRY_SIZE,
     FORMAT_VERSION,
@@ -110,7 +111,7 @@ class BookBuilder:
         if not board.is_legal(move):
             raise BuildError("illegal move %s in %s" % (move.uci(), board.fen()))
         try:
-            emove = notation.parse_uci(pos, move.uci())
+            emove = parse_uci(pos, move.uci())
         except ValueError as err:  # the engine disagrees with python-chess: a real bug
             raise BuildError("engine rejects %s in %s: %s" % (move.uci(), board.fen(), err)) from err
         ply = position_ply(pos)

@@ -154,7 +154,8 @@ def _result(board):
 def _winning_capture(board):
     """True if a capture or promotion wins material by our SEE (firmware/engine/see.py)."""
     from firmware.engine.position import Position
-    from firmware.engine import see, notation
+    from firmware.engine import see
+    from firmware.engine.uci_parse import parse_uci
 
     captures = [m for m in board.legal_moves if board.is_capture(m) or m.promotion]
     if not captures:
@@ -163,10 +164,7 @@ def _winning_capture(board):
         return True
     pos = Position(board.fen())
     for m in captures:
-        move = notation.parse_uci(pos, m.uci()) if hasattr(notation, "parse_uci") else None
-        if move is None:
-            return True  # be safe: not quiet
-        if see.see(pos, move) > 0:
+        if see.see(pos, parse_uci(pos, m.uci())) > 0:
             return True
     return False
 

@@ -1,20 +1,13 @@
-"""Move notation: UCI (`e2e4`, `e7e8q`) both ways, and SAN (`Nbd7`, `exd6`, `O-O`, `e8=Q#`)
-written; reading SAN is san_parse.py (host tools only, kept off the board's heap).
-
-The parser returns a legal move of the position or raises: MoveSyntaxError for text that is
-not a move at all, IllegalMoveError (from rules) for a well-formed move that is not legal
-here. Both derive from ValueError. These allocate and are meant for protocol, display and
-PGN, not for the search loop.
+"""Move notation written: UCI (`e2e4`, `e7e8q`) and SAN (`Nbd7`, `exd6`, `O-O`, `e8=Q#`), for
+the display, the game record and the protocols. Reading is uci_parse.py and san_parse.py,
+which only the protocols and the host's tools load, so their code stays off the board's heap.
+These allocate and are not for the search loop.
 """
-from firmware.engine.constants import FILE_NAMES, RANK_NAMES, parse_square, square_name
-from firmware.engine.rules import IllegalMoveError, has_legal_move, legal_moves
+from firmware.engine.constants import FILE_NAMES, RANK_NAMES, square_name
+from firmware.engine.rules import has_legal_move, legal_moves
 
-_PROMO_LETTERS = "..nbrq"  # index by kind
+PROMO_LETTERS = "..nbrq"  # index by kind
 SAN_PIECES = "..NBRQK"
-
-
-class MoveSyntaxError(ValueError):
-    """Text that is not a move in the expected notation."""
 
 
 def uci(move):
@@ -24,28 +17,8 @@ def uci(move):
     text = square_name(move & 127) + square_name((move >> 7) & 127)
     promo = (move >> 14) & 7
     if promo:
-        text += _PROMO_LETTERS[promo]
+        text += PROMO_LETTERS[promo]
     return text
-
-
-def parse_uci(position, text):
-    """UCI text -> the legal move it names. Raises MoveSyntaxError / IllegalMoveError."""
-    if not isinstance(text, str) or len(text) not in (4, 5):
-        raise MoveSyntaxError("not a UCI move: %r" % (text,))
-    try:
-        fr = parse_square(text[0:2])
-        to = parse_square(text[2:4])
-    except ValueError:
-        raise MoveSyntaxError("not a UCI move: %r" % (text,))
-    promo = 0
-    if len(text) == 5:
-        promo = _PROMO_LETTERS.find(text[4])
-        if promo < 2:
-            raise MoveSyntaxError("bad promotion piece in %r (use n, b, r or q)" % (text,))
-    for move in legal_moves(position, fr):
-        if (move >> 7) & 127 == to and (move >> 14) & 7 == promo:
-            return move
-    raise IllegalMoveError("illegal move %s in this position" % text)
 
 
 def san(position, move):

@@ -2,12 +2,13 @@
 tools (terminal UI, benchmarks, tests, book building). The board's App never imports it, so
 its code costs the chip's heap nothing (writing SAN, `notation.san`, stays resident).
 
-Raises MoveSyntaxError (notation.py) for text that is not a move, IllegalMoveError (rules.py)
+Raises MoveSyntaxError (uci_parse.py) for text that is not a move, IllegalMoveError (rules.py)
 for a move that is not legal here, AmbiguousMoveError for a SAN that fits several legal
 moves. All derive from ValueError.
 """
 from firmware.engine.constants import FILE_NAMES, RANK_NAMES, parse_square
-from firmware.engine.notation import SAN_PIECES, MoveSyntaxError
+from firmware.engine.notation import SAN_PIECES
+from firmware.engine.uci_parse import MoveSyntaxError
 from firmware.engine.rules import IllegalMoveError, legal_moves
 
 

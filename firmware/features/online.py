@@ -67,7 +67,8 @@ on (the local game stays kept), one that is over gives way to the local game.
 """
 from firmware.compat import const, ticks_diff
 from firmware.controller import ui as _ui
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.features import drop, load
 
 _NOBODY = const(16)  # settings.NOBODY

@@ -20,7 +20,8 @@ KBs on a stock Pico, while online.py and the actions are loaded).
 """
 from firmware.controller.journal import GAME_FILE
 from firmware.engine.constants import START_FEN
-from firmware.engine.notation import parse_uci, uci
+from firmware.engine.notation import uci
+from firmware.engine.uci_parse import parse_uci
 from firmware.features import drop, load
 
 KEEP_FILE = "online.keep"
