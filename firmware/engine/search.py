@@ -99,7 +99,7 @@ _ORDER_ARGS = array("i", bytes(4 * 6))
 # _ORDER_STEPS on the squares a knight, a white pawn and a black pawn attack from where they
 # stand (+ 33: the array is unsigned), for the threats a quiet move makes
 _ORDER_STEPS = const(7)
-_ORDER_VALUE = array("H", ORDER_VALUE + tuple(d + 33 for d in KNIGHT_STEPS + (15, 17, -17, -15)))
+_ORDER_VALUE = array("H", ORDER_VALUE + tuple(d + 33 for d in KNIGHT_STEPS + (15, 17, -17, -15, 1, -1, 16, -16)))
 # _qsearch: its loop's steps, and each ply's state in Searcher.qstack (_Q_CELLS cells a ply:
 # beta, best, stand pat, start of the move list, next move; scores + _Q_BIAS)
 _Q_ENTER = const(0)
@@ -213,18 +213,29 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                 # twice the mover's: 2 for a pawn, 4 for a knight.
                 j = _ORDER_STEPS  # the steps of _ORDER_VALUE to try: j up to n
                 n = j
+                least = kind << 1  # the least kind attacked that is a threat
                 if kind == 2:
                     n = j + 8
                 elif kind == 1:
                     j += 8 + ((piece & 8) >> 2)
                     n = j + 2
+                elif kind == 3 or kind == 4:  # a bishop's diagonals, a rook's lines
+                    j += 8 + ((kind - 3) << 2)
+                    n = j + 4
+                    least = kind + 1
                 while j < n:
-                    d = ((m >> 7) & 127) + int(value[j]) - 33
+                    step = int(value[j]) - 33
+                    d = ((m >> 7) & 127) + step
                     j += 1
-                    if not (d & 0x88):
+                    while not (d & 0x88):
                         p = int(b[d])
-                        if (p ^ piece) & 8 and (p & 7) >= kind << 1:  # (an empty square: kind 0)
-                            ms[k] = _COUNTER
+                        if p:
+                            if (p ^ piece) & 8 and (p & 7) >= least:
+                                ms[k] = _COUNTER
+                            break
+                        if kind < 3:  # a pawn or knight: one step
+                            break
+                        d += step
         k += 1
 
 
