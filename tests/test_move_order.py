@@ -118,15 +118,19 @@ def _pawn_threat(board, move):
 def _makes_threat(board, move):
     """Does the quiet move make a threat the order spares, judged by python-chess: a pawn that
     then attacks an enemy knight, bishop, rook, queen or king, a knight that then attacks an
-    enemy rook, queen or king (the kind attacked at least twice the mover's)."""
+    enemy rook, queen or king (the kind attacked at least twice the mover's), a bishop that
+    then attacks a rook, queen or king, a rook that then attacks a queen or king. The mover's
+    square still blocks its own line (the order looks before the move is made: what lies
+    beyond it on that line the piece attacked already)."""
     piece = board.piece_at(move.from_square)
-    if piece.piece_type not in (chess.PAWN, chess.KNIGHT):
+    least = {chess.PAWN: 2, chess.KNIGHT: 4, chess.BISHOP: 4, chess.ROOK: 5}.get(piece.piece_type)
+    if least is None:
         return False
     after = board.copy(stack=False)
-    after.push(move)
+    after.set_piece_at(move.to_square, piece)
     for square in after.attacks(move.to_square):
         target = after.piece_at(square)
-        if target and target.color != piece.color and target.piece_type >= 2 * piece.piece_type:
+        if target and target.color != piece.color and target.piece_type >= least:
             return True
     return False
 
@@ -143,6 +147,19 @@ def test_a_quiet_move_that_makes_a_threat_is_ordered_with_the_countermove():
     assert score["e5e4"] == _COUNTER
     assert score["d5f4"] == _COUNTER
     assert score["d5b4"] < _COUNTER and score["a7a6"] < _COUNTER
+
+
+def test_a_quiet_bishop_or_rook_move_that_makes_a_threat_is_ordered_with_the_countermove():
+    # Bc1-e3 and Bc1-d2 attack the rook on h6 along the diagonal, Ra1-a4 the queen on g4 along
+    # the rank; Bc1-b2, Ra1-a2 and Ra1-b1 attack nothing (b1's line to the east ends at the
+    # bishop, to the west at the square the rook leaves)
+    score = _scores_without_history("4k3/8/7r/8/6q1/8/8/R1B1K3 w - - 0 1")
+    assert score["c1e3"] == _COUNTER and score["c1d2"] == _COUNTER and score["a1a4"] == _COUNTER
+    assert max(score["c1b2"], score["a1a2"], score["a1b1"]) < _COUNTER
+    # the same from Black's side
+    score = _scores_without_history("r1b1k3/8/8/6Q1/8/7R/8/4K3 b - - 0 1")
+    assert score["c8e6"] == _COUNTER and score["c8d7"] == _COUNTER and score["a8a5"] == _COUNTER
+    assert max(score["c8b7"], score["a8a7"], score["a8b8"]) < _COUNTER
 
 
 def _scores_without_history(fen_text):
