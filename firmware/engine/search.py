@@ -96,8 +96,9 @@ _ORDER_K2 = const(4)
 _ORDER_CM = const(5)  # the countermove of the move before this node, its low 16 bits (0: none)
 _ORDER_ARGS = array("i", bytes(4 * 6))
 # For viper code (a tuple is an object to it): the pieces' values by kind, then from
-# _ORDER_STEPS on the squares a knight, a white pawn and a black pawn attack from where they
-# stand (+ 33: the array is unsigned), for the threats a quiet move makes
+# _ORDER_STEPS the steps of a knight, a white pawn and a black pawn to the squares they attack,
+# then a rook's (a bishop's are the two pawns' four), + 33 (the array is unsigned): for the
+# threats a quiet move makes
 _ORDER_STEPS = const(7)
 _ORDER_VALUE = array("H", ORDER_VALUE + tuple(d + 33 for d in KNIGHT_STEPS + (15, 17, -17, -15, 1, -1, 16, -16)))
 # _qsearch: its loop's steps, and each ply's state in Searcher.qstack (_Q_CELLS cells a ply:
@@ -118,11 +119,11 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
     (the other arguments are in _ORDER_ARGS): the hash move, captures by MVV-LVA (below the
     killers when a bigger piece takes a smaller one and SEE says it loses), queen
     promotions, en passant, the killers, the countermove and the quiet moves that make a threat
-    (a pawn attacking a piece, a knight a rook, queen or king), history plus the piece-square
-    gain and the enemy pawns' attacks, underpromotions. Machine code: it runs
-    for every generated move of every node of the main search, where it took a fifth of the
-    chip's time as bytecode. (The quiescence search scores its few captures in bytecode: as
-    a second branch here it was 0.4 KB of machine code.)
+    (a pawn attacking a piece, a knight or bishop a rook, queen or king, a rook a queen or
+    king), history plus the piece-square gain and the enemy pawns' attacks, underpromotions.
+    Machine code: it runs for every generated move of every node of the main search, where it
+    took a fifth of the chip's time as bytecode. (The quiescence search scores its few
+    captures in bytecode: as a second branch here it was 0.4 KB of machine code.)
 
     Every score is >= 0 and < 2^30, so the 32-bit reads of the 64-bit unix port (which
     zero-extend) compare like the chips' (which sign-extend)."""
@@ -209,8 +210,11 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                 # pruning and the reductions spare it: a pawn that then attacks a knight,
                 # bishop, rook, queen or the king, a knight that then attacks a rook, queen or
                 # the king (the quiet refutations a 1,000-node search pruned or reduced away;
-                # +11 Elo, docs/benchmarks.md, session 40). The kind attacked must be at least
-                # twice the mover's: 2 for a pawn, 4 for a knight.
+                # +11 Elo, docs/benchmarks.md, session 40); a bishop that then attacks a rook,
+                # queen or the king, a rook a queen or the king, along a line that the square
+                # the piece leaves still blocks (what lies beyond it there, it attacked
+                # already; session 41, +XX Elo). The kind attacked must be at least twice a
+                # pawn's or knight's (2, 4), above a bishop's or rook's (4, 5).
                 j = _ORDER_STEPS  # the steps of _ORDER_VALUE to try: j up to n
                 n = j
                 least = kind << 1  # the least kind attacked that is a threat
