@@ -55,7 +55,7 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
 )
 from firmware.engine.evaluate import _terms, evaluate
 from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F401  (Limits is part of this API)
-from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS
+from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS, ROOK_STEPS
 from firmware.engine.see import see
 from firmware.engine.position import PST_EG, PST_MG
 from firmware.engine.zobrist import PIECE_BASE, TABLE_SIZE
@@ -100,7 +100,7 @@ _ORDER_ARGS = array("i", bytes(4 * 6))
 # then a rook's (a bishop's are the two pawns' four), + 33 (the array is unsigned): for the
 # threats a quiet move makes
 _ORDER_STEPS = const(7)
-_ORDER_VALUE = array("H", ORDER_VALUE + tuple(d + 33 for d in KNIGHT_STEPS + (15, 17, -17, -15, 1, -1, 16, -16)))
+_ORDER_VALUE = array("H", ORDER_VALUE + tuple(d + 33 for d in KNIGHT_STEPS + (15, 17, -17, -15) + ROOK_STEPS))
 # _qsearch: its loop's steps, and each ply's state in Searcher.qstack (_Q_CELLS cells a ply:
 # beta, best, stand pat, start of the move list, next move; scores + _Q_BIAS)
 _Q_ENTER = const(0)
