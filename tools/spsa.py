@@ -22,7 +22,8 @@ The state (numbers, pairs played, each pair's result) is saved after every pair,
 stopped is continued with the same command.
 
 A plan is a file of lines `NAME C_END` (options of tools/spsa_uci.py: RFP_MARGIN,
-FUTILITY_MARGIN[1], PASSED_EG%, MATERIAL_MG[2], ...), `#` starting a comment; without
+FUTILITY_MARGIN[1], PASSED_EG%, MATERIAL_MG[2], KNIGHT_MG% (a
+piece-square table scaled about its mean), ...), `#` starting a comment; without
 --plan, PLAN below (run 1's; tools/spsa_plans/ keeps the later runs' plans). Every number
 stays >= 0 (the evaluation's terms are magnitudes). A table's NAME% and its entries NAME[i]
 do not go in one plan (each would undo the other; parse_plan refuses it).
@@ -318,6 +319,34 @@ def rewrite(text, name, value):
     return new
 
 
+def rewrite_table(text, name, percent):
+    """`text` (pesto.py) with its piece-square table NAME (KNIGHT_MG, ...) scaled about its mean
+    to `percent`, as tools/spsa_uci.py plays it; written back 8 cells a row."""
+    from tools.spsa_uci import scale_about_mean
+
+    pattern = re.compile(r"^(%s = \(\n)([-\d,\s]+)(\))" % name, re.M)
+
+    def table(m):
+        cells = [int(v) for v in m.group(2).split(",") if v.strip()]
+        if len(cells) != 64:
+            raise PlanError("%s: %d cells in the source, not 64" % (name, len(cells)))
+        cells = scale_about_mean(cells, percent, pawn=name.startswith("PAWN"))
+        rows = ("    " + ", ".join(str(v) for v in cells[i:i + 8]) + ",\n" for i in range(0, 64, 8))
+        return m.group(1) + "".join(rows) + m.group(3)
+
+    new, count = pattern.subn(table, text)
+    if count != 1:
+        raise PlanError("%s: found %d times in the source, not once" % (name, count))
+    return new
+
+
+def _is_table(name):
+    """A piece-square table's scale (KNIGHT_MG%), which lives in pesto.py."""
+    from tools.spsa_uci import _PST_NAMES
+
+    return name.endswith("%") and name[:-4] in _PST_NAMES and name[-4:-1] in ("_MG", "_EG")
+
+
 def cmd_write(args):
     tuner = load(args.state)
     sources = {}
@@ -326,8 +355,11 @@ def cmd_write(args):
             sources[path] = f.read()
     for name, _ in tuner.plan:
         value = max(0, round(tuner.theta[name]))
-        path = _PESTO if name.startswith("MATERIAL") else _TUNABLES
-        sources[path] = rewrite(sources[path], name, value)
+        if _is_table(name):
+            sources[_PESTO] = rewrite_table(sources[_PESTO], name[:-1], value)
+        else:
+            path = _PESTO if name.startswith("MATERIAL") else _TUNABLES
+            sources[path] = rewrite(sources[path], name, value)
         print("%-24s %d -> %d" % (name, tuner.start[name], value))
     for path, text in sources.items():
         with open(path, "w") as f:

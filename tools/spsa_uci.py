@@ -16,6 +16,8 @@ their values at start; each is a spin, 0..65535):
   value at start (rounded).
 - `MATERIAL_MG[2]`: a piece's material (pesto.py, kind 1 pawn .. 5 queen): the difference to
   the value in force is added to all of that piece's piece-square cells.
+- `KNIGHT_MG%`: a piece-square table of pesto.py (PAWN_MG .. KING_EG) scaled about its mean to
+  this percentage (`scale_about_mean`), so the piece's material stays what it was.
 
 The next `position` builds a new Position, so its incremental sums use the new material.
 Not options: ORDER_VALUE (move ordering's piece values, copied into an array at import) and
@@ -27,6 +29,22 @@ from firmware.engine import endgame, evaluate, search
 _KINDS = 6  # pawn .. king; material is tuned for 1..5
 _MAX = 65535  # the evaluation's terms are unsigned 16-bit cells
 _UNTUNED = ("ORDER_VALUE", "HISTORY_MAX")  # an array copy at import; 16-bit history cells
+_PST_NAMES = ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING")  # pesto.py's tables, kind 1..6
+_PAWN_RANKS = (8, 56)  # a pawn's table: only ranks 7..2 (rank 8 first) hold a pawn
+
+
+def _div100(x):
+    """x / 100 rounded half away from zero, so a table and its negation scale alike."""
+    return (x + 50) // 100 if x >= 0 else -((50 - x) // 100)
+
+
+def scale_about_mean(cells, percent, pawn=False):
+    """A piece-square table (64 cells) with every cell's distance from the table's mean scaled
+    to `percent`; a pawn's first and last ranks stay 0. Also tools/spsa.py's `write`."""
+    low, high = _PAWN_RANKS if pawn else (0, 64)
+    mean = _div100(sum(cells[low:high]) * 100 // (high - low))
+    return tuple(mean + _div100((v - mean) * percent) if low <= i < high else v
+                 for i, v in enumerate(cells))
 
 
 class TuningSession(uci.UciSession):
@@ -39,6 +57,10 @@ class TuningSession(uci.UciSession):
         from firmware.engine import tunables  # a fresh copy: init() dropped the first
 
         self.tunables = tunables
+        self.pesto = pesto
+        self.pst_percent = {}  # e.g. "KNIGHT_MG": 100
+        for name in _PST_NAMES:
+            self.pst_percent[name + "_MG"] = self.pst_percent[name + "_EG"] = 100
         self.start = {}  # tables as they were, for NAME%
         for name in dir(self.tunables):
             value = getattr(self.tunables, name)
@@ -56,6 +78,8 @@ class TuningSession(uci.UciSession):
             lines.append(spin % (name + "%", 100, _MAX))
             for i, value in enumerate(self.start[name]):
                 lines.append(spin % ("%s[%d]" % (name, i), value, _MAX))
+        for name in sorted(self.pst_percent):
+            lines.append(spin % (name + "%", 100, _MAX))
         for name in sorted(self.material):
             for kind in range(1, _KINDS):
                 lines.append(spin % ("%s[%d]" % (name, kind), self.material[name][kind], _MAX))
@@ -84,6 +108,10 @@ class TuningSession(uci.UciSession):
         self.head = None  # the next `position` makes a new Position (material in its sums)
 
     def scale(self, name, percent):
+        if name in self.pst_percent:
+            self.pst_percent[name] = percent
+            self.install_pst(name)
+            return
         if name not in self.start:
             raise uci.UciError("unknown option %r" % (name + "%"))
         self.put(name, tuple((v * percent + 50) // 100 for v in self.start[name]))
@@ -123,6 +151,23 @@ class TuningSession(uci.UciSession):
                 cells[PIECE_BASE[kind] + sq] += change
                 cells[PIECE_BASE[kind | 8] + sq] -= change
         self.material[name][kind] = value
+
+    def install_pst(self, name):
+        """One piece-square table, scaled to its percentage, with the material in force, into
+        position.py's cells (as pesto.install writes them)."""
+        from firmware.engine.position import PIECE_BASE, PST_EG, PST_MG
+
+        kind = _PST_NAMES.index(name[:-3]) + 1
+        stage = name[-2:]
+        cells, material = (PST_MG, self.material["MATERIAL_MG"]) if stage == "MG" else (
+            PST_EG, self.material["MATERIAL_EG"])
+        table = scale_about_mean(getattr(self.pesto, name), self.pst_percent[name], kind == 1)
+        bias = self.pesto._BIAS
+        for sq64 in range(64):
+            rank, file = sq64 >> 3, sq64 & 7
+            value = material[kind] + table[(7 - rank) * 8 + file]
+            cells[PIECE_BASE[kind] + rank * 16 + file] = bias + value
+            cells[PIECE_BASE[kind | 8] + (7 - rank) * 16 + file] = bias - value
 
 
 def main():
