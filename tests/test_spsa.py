@@ -184,6 +184,68 @@ def test_rewrite_sets_each_kind_of_number():
         spsa.rewrite(tunables, "NO_SUCH_NUMBER", 3)
 
 
+def test_a_table_scales_about_its_mean():
+    from firmware.engine import pesto
+    from tools.spsa_uci import scale_about_mean
+
+    knight = pesto.KNIGHT_MG
+    assert scale_about_mean(knight, 100) == knight
+    flat = scale_about_mean(knight, 0)
+    assert len(set(flat)) == 1 and abs(flat[0] - sum(knight) / 64) <= 0.5  # every cell the mean
+    wide = scale_about_mean(knight, 150)
+    assert abs(sum(wide) - sum(knight)) <= 32  # the mean stays (rounding: half a cell each)
+    assert max(wide) - min(wide) in (max(knight) * 3 // 2 - min(knight) * 3 // 2 + d for d in (-1, 0, 1))
+    assert scale_about_mean(tuple(-v for v in knight), 150) == tuple(-v for v in wide)
+    pawn = scale_about_mean(pesto.PAWN_MG, 50, pawn=True)
+    assert pawn[:8] == pawn[56:] == (0,) * 8 and pawn[8:56] != pesto.PAWN_MG[8:56]
+
+
+def test_table_options_change_the_evaluation_and_put_it_back():
+    """KNIGHT_MG% moves the knights' cells only, about their mean, and 100 puts back every cell,
+    also after the knight's material changed in between."""
+    from firmware.engine.pesto import MATERIAL_MG
+    from firmware.engine.position import PIECE_BASE, PST_EG, PST_MG
+
+    session, out = _session()
+    cells = list(PST_MG), list(PST_EG)
+    before = _evaluate(FEN)
+    session.handle("uci")
+    assert "option name KNIGHT_MG% type spin default 100 min 0 max 65535" in out
+    del out[:]
+    try:
+        session.handle("setoption name KNIGHT_MG% value 0")
+        changed = [i for i, v in enumerate(PST_MG) if v != cells[0][i]]
+        knights = (PIECE_BASE[2], PIECE_BASE[2] + 128, PIECE_BASE[10], PIECE_BASE[10] + 128)
+        assert changed and all(knights[0] <= i < knights[1] or knights[2] <= i < knights[3] for i in changed)
+        white = [PST_MG[PIECE_BASE[2] + sq] for sq in range(128) if not sq & 0x88]
+        assert len(set(white)) == 1  # flat: every knight's square worth the same
+        assert _evaluate(FEN) != before
+        session.handle("setoption name MATERIAL_MG[2] value %d" % (MATERIAL_MG[2] + 40))
+        assert PST_MG[PIECE_BASE[2]] == white[0] + 40
+    finally:
+        session.handle("setoption name KNIGHT_MG% value 100")
+        session.handle("setoption name MATERIAL_MG[2] value %d" % MATERIAL_MG[2])
+    assert (list(PST_MG), list(PST_EG)) == cells and _evaluate(FEN) == before
+    assert not [line for line in out if "error" in line]
+
+
+def test_write_scales_a_table_in_pesto_as_the_engine_played_it():
+    from firmware.engine import pesto
+    from tools.spsa_uci import scale_about_mean
+
+    with open(spsa._PESTO) as f:
+        text = f.read()
+    assert spsa.rewrite_table(text, "KING_EG", 100) == text
+    new = spsa.rewrite_table(text, "KING_EG", 80)
+    space = {}
+    exec(compile(new, "pesto.py", "exec"), space)
+    assert space["KING_EG"] == scale_about_mean(pesto.KING_EG, 80) != pesto.KING_EG
+    assert space["KING_MG"] == pesto.KING_MG and space["MATERIAL_EG"] == pesto.MATERIAL_EG
+    assert spsa._is_table("KING_EG%") and not spsa._is_table("PASSED_EG%")
+    with pytest.raises(spsa.PlanError):
+        spsa.rewrite_table(text, "KNIGHT_XG", 80)
+
+
 def test_workers_save_at_once_without_losing_the_state(tmp_path):
     import threading
 
