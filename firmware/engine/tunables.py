@@ -35,14 +35,14 @@ BACKWARD_MG = const(9)
 BACKWARD_EG = const(3)
 # Passed pawn bonus by relative rank (on top of the PST, which already pays for advancing).
 PASSED_MG = (0, 0, 5, 7, 24, 23, 51, 0)
-PASSED_EG = (0, 9, 13, 22, 38, 65, 103, 0)
+PASSED_EG = (0, 10, 14, 24, 41, 70, 111, 0)
 PASSED_PROTECTED_EG = const(29)  # per rank step of a passer guarded by a pawn
-PAWN_THREAT_MG = const(59)  # per enemy piece (not a pawn or king) a pawn attacks
+PAWN_THREAT_MG = const(51)  # per enemy piece (not a pawn or king) a pawn attacks
 PAWN_THREAT_EG = const(41)
 # A knight or bishop attacking an enemy rook or queen, a rook attacking an enemy queen (per
 # attacked piece; pawns' threats are PAWN_THREAT). Both sides count: for the side to move it
 # is a capture the quiescence search may find, for the other side a threat it cannot see.
-THREAT_MINOR_MG = const(64)
+THREAT_MINOR_MG = const(65)
 THREAT_MINOR_EG = const(45)
 THREAT_ROOK_MG = const(45)
 THREAT_ROOK_EG = const(35)
@@ -77,12 +77,12 @@ MOBILITY_BASE_R = const(6)
 KNIGHT_MOBILITY = const(3)
 MOBILITY_BASE_N = const(4)
 # King safety (middlegame only, scaled by phase):
-KING_OPEN_FILE = const(14)  # per file at the king with no own pawn (half-open for the enemy)
+KING_OPEN_FILE = const(17)  # per file at the king with no own pawn (half-open for the enemy)
 # The king's attackers give attack units by kind: enemy pieces near it (Chebyshev distance <= 2)
 # and enemy knights, bishops and rooks reaching a square next to it; the penalty grows with
 # their square, so a lone attacker costs little and a swarm costs much.
 KING_ATTACK_UNITS = (0, 0, 2, 2, 3, 5, 0)
-KING_ATTACK_PENALTY = (0, 0, 5, 7, 15, 26, 42, 63, 82, 105, 133, 162, 194, 227, 259, 292, 324)
+KING_ATTACK_PENALTY = (0, 0, 5, 7, 14, 24, 39, 59, 76, 98, 124, 151, 180, 211, 241, 272, 301)
 # Drawish material: a side without pawns that is not at least a rook ahead scales its
 # advantage down by this divisor (KBK, KNK, KRKB, KRKN, ...).
 NO_PAWN_DRAW_DIV = const(8)
@@ -93,17 +93,17 @@ MOPUP_EDGE = const(20)  # x centre distance of the lone king
 MOPUP_CLOSE = const(8)  # x (14 - Manhattan distance between kings)
 
 # ---- search ---------------------------------------------------------------------------------
-ASPIRATION = const(22)  # first window half-width from depth 3 on (was 4: +38 Elo); widens x4 on each fail
+ASPIRATION = const(25)  # first window half-width from depth 3 on (was 4: +38 Elo); widens x4 on each fail
 NULL_MIN_DEPTH = const(2)
 NULL_R = const(2)  # + depth // 6
-NULL_EXTRA_MARGIN = const(283)  # one more ply of null-move reduction this far above beta
+NULL_EXTRA_MARGIN = const(298)  # one more ply of null-move reduction this far above beta
 RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
-RFP_MARGIN = const(83)  # per depth
-RAZOR_MARGIN = const(295)  # per depth (1-2): static + this <= alpha drops into quiescence
-FUTILITY_MARGIN = (0, 108, 216)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
+RFP_MARGIN = const(93)  # per depth
+RAZOR_MARGIN = const(288)  # per depth (1-2): static + this <= alpha drops into quiescence
+FUTILITY_MARGIN = (0, 118, 204)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
 LMP_COUNT = (0, 6, 11, 17)  # late quiet moves skipped at depth 1-3 beyond this many (session 30; was 5, 9, 14)
 LMR_MIN_DEPTH = const(3)
 LMR_FIRST = const(3)  # moves searched before reductions start
-DELTA_MARGIN = const(228)
+DELTA_MARGIN = const(208)
 HISTORY_MAX = const(16000)  # history table cells are 16-bit
-LAZY_MARGIN = const(283)  # quiescence: skip the full evaluation when this far outside
+LAZY_MARGIN = const(294)  # quiescence: skip the full evaluation when this far outside
