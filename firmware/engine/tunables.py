@@ -12,7 +12,9 @@ pawn table already pays for advanced pawns).
 Session 38 set 24 of the numbers by SPSA on self-play at 1,000 nodes (tools/spsa.py, its
 PLAN: material, the search's margins, the tempo, two threats, the king's open files, the
 passed pawns' endgame table and the king-attack table scaled); +15 Elo (+5 .. +27) over 3,030
-games against the numbers before (docs/benchmarks.md, session 38).
+games against the numbers before (docs/benchmarks.md, session 38). Session 43 ran that plan
+again with the piece-square tables' scales (tools/spsa_plans/run3.txt): +13 Elo (+2 .. +24)
+over 3,030 games.
 """
 from firmware.compat import const
 
