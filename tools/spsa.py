@@ -22,8 +22,8 @@ The state (numbers, pairs played, each pair's result) is saved after every pair,
 stopped is continued with the same command.
 
 A plan is a file of lines `NAME C_END` (options of tools/spsa_uci.py: RFP_MARGIN,
-FUTILITY_MARGIN[1], PASSED_EG%, MATERIAL_MG[2], KNIGHT_MG% (a
-piece-square table scaled about its mean), ...), `#` starting a comment; without
+FUTILITY_MARGIN[1], PASSED_EG%, MATERIAL_MG[2], KNIGHT_MG% (a piece-square table scaled
+about its mean), ...), `#` starting a comment; without
 --plan, PLAN below (run 1's; tools/spsa_plans/ keeps the later runs' plans). Every number
 stays >= 0 (the evaluation's terms are magnitudes). A table's NAME% and its entries NAME[i]
 do not go in one plan (each would undo the other; parse_plan refuses it).

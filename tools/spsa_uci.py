@@ -33,17 +33,17 @@ _PST_NAMES = ("PAWN", "KNIGHT", "BISHOP", "ROOK", "QUEEN", "KING")  # pesto.py's
 _PAWN_RANKS = (8, 56)  # a pawn's table: only ranks 7..2 (rank 8 first) hold a pawn
 
 
-def _div100(x):
-    """x / 100 rounded half away from zero, so a table and its negation scale alike."""
-    return (x + 50) // 100 if x >= 0 else -((50 - x) // 100)
+def _rounded(x, d):
+    """x / d (d > 0) rounded half away from zero, so a table and its negation scale alike."""
+    return (2 * x + d) // (2 * d) if x >= 0 else -((d - 2 * x) // (2 * d))
 
 
 def scale_about_mean(cells, percent, pawn=False):
     """A piece-square table (64 cells) with every cell's distance from the table's mean scaled
     to `percent`; a pawn's first and last ranks stay 0. Also tools/spsa.py's `write`."""
     low, high = _PAWN_RANKS if pawn else (0, 64)
-    mean = _div100(sum(cells[low:high]) * 100 // (high - low))
-    return tuple(mean + _div100((v - mean) * percent) if low <= i < high else v
+    mean = _rounded(sum(cells[low:high]), high - low)
+    return tuple(mean + _rounded((v - mean) * percent, 100) if low <= i < high else v
                  for i, v in enumerate(cells))
 
 
