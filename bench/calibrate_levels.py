@@ -88,6 +88,8 @@ MEASURED = [
     (100, 40, 1350, 16, 10, 54, "level 1100 (100 nodes, noise 40; 2 x 40 games)"),
     (100, 150, 1350, 9, 4, 67, "level 1000 (100 nodes, noise 150; 2 x 40 games)"),
     (2170, 0, 1800, 31, 14, 35, "check: level 1800 as calibrated (2 x 40 games)"),
+    (350, 0, 1500, 37, 11, 32, "check: level 1500 as calibrated (2 x 40 games)"),
+    (120, 0, 1350, 28, 12, 40, "check: level 1300 as calibrated (2 x 40 games)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
