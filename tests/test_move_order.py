@@ -17,6 +17,7 @@ from firmware.engine.search import (
     _KILLER1,
     _KILLER2,
     _ORDER_ARGS,
+    _SPARED,
     _TT_MOVE,
     Searcher,
     _pick,
@@ -135,36 +136,50 @@ def _makes_threat(board, move):
     return False
 
 
-def test_a_quiet_move_that_makes_a_threat_is_ordered_with_the_countermove():
+# the quiet threats' scores: spared (at or above _SPARED), below the countermove
+SPARED = range(_SPARED, _COUNTER)
+
+
+def test_a_quiet_move_that_makes_a_threat_is_spared_below_the_countermove():
     # e4-e5 attacks the knight on f6 (and d6's bishop); Nd4-f5 attacks the queen on g7;
     # Nd4-b5 attacks only a bishop (d6), Nb1-c3 nothing; a2-a3 nothing
     score = _scores_without_history("4k3/6q1/3b1n2/8/3NP3/8/P7/1N2K3 w - - 0 1")
-    assert score["e4e5"] == _COUNTER
-    assert score["d4f5"] == _COUNTER
-    assert score["d4b5"] < _COUNTER and score["b1c3"] < _COUNTER and score["a2a3"] < _COUNTER
+    assert score["e4e5"] in SPARED
+    assert score["d4f5"] in SPARED
+    assert score["d4b5"] < _SPARED and score["b1c3"] < _SPARED and score["a2a3"] < _SPARED
     # the same from Black's side: ...e5-e4 attacks the knight on f3, ...Nd5-f4 the queen on g2
     score = _scores_without_history("1n2k3/p7/8/3np3/8/3B1N2/6Q1/4K3 b - - 0 1")
-    assert score["e5e4"] == _COUNTER
-    assert score["d5f4"] == _COUNTER
-    assert score["d5b4"] < _COUNTER and score["a7a6"] < _COUNTER
+    assert score["e5e4"] in SPARED
+    assert score["d5f4"] in SPARED
+    assert score["d5b4"] < _SPARED and score["a7a6"] < _SPARED
 
 
-def test_a_quiet_bishop_or_rook_move_that_makes_a_threat_is_ordered_with_the_countermove():
+def test_a_quiet_bishop_or_rook_move_that_makes_a_threat_is_spared_below_the_countermove():
     # Bc1-e3 and Bc1-d2 attack the rook on h6 along the diagonal, Ra1-a4 the queen on g4 along
     # the rank; Bc1-b2, Ra1-a2 and Ra1-b1 attack nothing (b1's line to the east ends at the
     # bishop, to the west at the square the rook leaves)
     score = _scores_without_history("4k3/8/7r/8/6q1/8/8/R1B1K3 w - - 0 1")
-    assert score["c1e3"] == _COUNTER and score["c1d2"] == _COUNTER and score["a1a4"] == _COUNTER
-    assert max(score["c1b2"], score["a1a2"], score["a1b1"]) < _COUNTER
+    assert score["c1e3"] in SPARED and score["c1d2"] in SPARED and score["a1a4"] in SPARED
+    assert max(score["c1b2"], score["a1a2"], score["a1b1"]) < _SPARED
     # the same from Black's side
     score = _scores_without_history("r1b1k3/8/8/6Q1/8/7R/8/4K3 b - - 0 1")
-    assert score["c8e6"] == _COUNTER and score["c8d7"] == _COUNTER and score["a8a5"] == _COUNTER
-    assert max(score["c8b7"], score["a8a7"], score["a8b8"]) < _COUNTER
+    assert score["c8e6"] in SPARED and score["c8d7"] in SPARED and score["a8a5"] in SPARED
+    assert max(score["c8b7"], score["a8a7"], score["a8b8"]) < _SPARED
 
 
-def _scores_without_history(fen_text):
-    """{uci: order score} of every move of the position, with an empty history, no hash move
-    no killers and no countermove."""
+def test_quiet_threats_are_ordered_among_themselves_by_history():
+    # Bc1-e3 (on the rook at h6) and Ra1-a4 (on the queen at g4) both make a threat: the one
+    # that history favours comes first, both stay spared below the countermove
+    fen_text = "4k3/8/7r/8/6q1/8/8/R1B1K3 w - - 0 1"
+    for favoured, other in (("c1e3", "a1a4"), ("a1a4", "c1e3")):
+        score = _scores_without_history(fen_text, {favoured: 3000})
+        assert score[favoured] > score[other], favoured
+        assert score[favoured] in SPARED and score[other] in SPARED
+
+
+def _scores_without_history(fen_text, history=None):
+    """{uci: order score} of every move of the position, with an empty history (but for the
+    cells of `history`, {uci: value}), no hash move, no killers and no countermove."""
     searcher = Searcher(tt_entries=64, move_stack=512)
     pos = Position(fen_text, 4)
     h = searcher.history
@@ -172,6 +187,10 @@ def _scores_without_history(fen_text):
         h[i] = 0
     moves = searcher.moves
     end = pos.gen_moves(moves, 0)
+    for i in range(end):
+        value = (history or {}).get(uci(moves[i]))
+        if value is not None:
+            h[PIECE_BASE[pos.board[moves[i] & 127]] + ((moves[i] >> 7) & 127)] = value
     for i, v in enumerate((0, end, 0, 0, 0, 0)):
         _ORDER_ARGS[i] = v
     _score_moves(pos.board, moves, searcher.mscore, h, pos)
@@ -223,7 +242,7 @@ def test_scores_follow_the_documented_order():
                 attacker = b[m & 127] & 7
                 loses = (0, 100, 320, 330, 500, 950, 2000)[attacker] > (0, 100, 320, 330, 500, 950, 2000)[
                     victim & 7] + 50 and see(pos, m) < 0
-                assert (_BAD_CAPTURE <= score < _COUNTER) if loses else score >= _CAPTURE, uci(m)
+                assert (_BAD_CAPTURE <= score < _SPARED) if loses else score >= _CAPTURE, uci(m)
             elif promo == 5 or ep:
                 assert score >= _CAPTURE, uci(m)
             elif m == k1:
@@ -234,12 +253,14 @@ def test_scores_follow_the_documented_order():
                 assert score == _COUNTER, uci(m)  # the countermove: after the killers
             elif promo:
                 assert score == 0, uci(m)  # underpromotions last
-            elif _makes_threat(board, chess.Move.from_uci(uci(m))):
-                assert score == _COUNTER, uci(m)  # spared like the countermove
             else:
                 to = PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)
                 gain = _table_gain(pos, m) + _pawn_threat(board, chess.Move.from_uci(uci(m)))
-                assert score == h[to] + _HISTORY_ZERO + gain, uci(m)
+                quiet = h[to] + _HISTORY_ZERO + gain
+                if _makes_threat(board, chess.Move.from_uci(uci(m))):
+                    quiet += _SPARED  # spared, below the countermove, by its quiet score
+                    assert quiet < _COUNTER
+                assert score == quiet, uci(m)
             checked += 1
         # _pick: each step brings the first of the best remaining scores to the front
         scores = [searcher.mscore[i] for i in range(end)]

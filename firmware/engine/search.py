@@ -28,7 +28,7 @@ Contracts
 Features: aspiration windows, transposition table (tt.py), check extension, mate-distance
 pruning, reverse futility and null-move pruning (not with king and pawns only), futility and
 late-move pruning of quiet moves at depth 1-3, late-move reductions, killer, countermove and
-history ordering (quiet moves that make a threat ordered with the countermove, so spared),
+history ordering (quiet moves that make a threat ordered just below the countermove, so spared),
 quiescence search with MVV-LVA, delta pruning and a cheap exchange test (a capture by a more
 valuable piece of a defended piece is skipped), check evasions in quiescence so mates at the
 horizon are seen. Numbers live in tunables.py.
@@ -45,6 +45,9 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     LMP_COUNT,
     LMR_FIRST,
     LMR_MIN_DEPTH,
+    LMR_SECOND,
+    LMR_THIRD,
+    LMR_THIRD_DEPTH,
     NULL_EXTRA_MARGIN,
     NULL_MIN_DEPTH,
     NULL_R,
@@ -73,11 +76,15 @@ MOVE_STACK = const(2048)  # moves of all plies on the current path (each ply <= 
 _TT_MOVE = const(1 << 29)
 _CAPTURE = const(1 << 26)
 _BAD_CAPTURE = const(1 << 24)  # below killers
-_KILLER1 = const((1 << 25) + 3)
-_KILLER2 = const((1 << 25) + 2)
+_KILLER1 = const((1 << 25) + (3 << 17))
+_KILLER2 = const((1 << 25) + (2 << 17))
 # The countermove: the lowest of the refutations (killers, countermove), which the pruning and
-# the reductions spare; every quiet move scores below it
-_COUNTER = const((1 << 25) + 1)
+# the reductions spare
+_COUNTER = const((1 << 25) + (1 << 17))
+# The quiet moves that make a threat: spared too, below the countermove, among themselves by
+# their quiet score (history + table gain, < 2^17): _SPARED + it. Every other quiet move
+# scores below _SPARED, and the pruning and reductions spare every score from it up.
+_SPARED = const(1 << 25)
 _QUIET_MASK = const(0x7FFFF)
 _EXACT = const(3)
 _LOWER = const(2)
@@ -118,9 +125,10 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
     """Give every move in moves[start:end] its ordering score for the main search in ms
     (the other arguments are in _ORDER_ARGS): the hash move, captures by MVV-LVA (below the
     killers when a bigger piece takes a smaller one and SEE says it loses), queen
-    promotions, en passant, the killers, the countermove and the quiet moves that make a threat
+    promotions, en passant, the killers, the countermove, the quiet moves that make a threat
     (a pawn attacking a piece, a knight or bishop a rook, queen or king, a rook a queen or
-    king), history plus the piece-square gain and the enemy pawns' attacks, underpromotions.
+    king) by their quiet score, then the other quiet moves by that score: history plus the
+    piece-square gain and the enemy pawns' attacks; underpromotions last.
     Machine code: it runs for every generated move of every node of the main search, where it
     took a fifth of the chip's time as bytecode. (The quiescence search scores its few
     captures in bytecode: as a second branch here it was 0.4 KB of machine code.)
@@ -205,8 +213,10 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                         gain -= int(value[kind]) >> 1
                     elif (not (f & 0x88) and int(b[f]) == pawn) or (not ((f + 2) & 0x88) and int(b[f + 2]) == pawn):
                         gain += int(value[kind]) >> 1
-                ms[k] = ((hist[to] + 0x8000) & 0xFFFF) + gain
-                # A quiet move that makes a threat is ordered with the countermove, so the
+                quiet = ((hist[to] + 0x8000) & 0xFFFF) + gain
+                ms[k] = quiet
+                # A quiet move that makes a threat is ordered just below the countermove (among
+                # the threats by its quiet score: session 42, OT: +4 (−4 .. +13), not landed), so the
                 # pruning and the reductions spare it: a pawn that then attacks a knight,
                 # bishop, rook, queen or the king, a knight that then attacks a rook, queen or
                 # the king (the quiet refutations a 1,000-node search pruned or reduced away;
@@ -235,7 +245,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                         p = int(b[d])
                         if p:
                             if (p ^ piece) & 8 and (p & 7) >= least:
-                                ms[k] = _COUNTER
+                                ms[k] = _SPARED + quiet
                             break
                         if kind < 3:  # a pawn or knight: one step
                             break
@@ -933,7 +943,7 @@ class Searcher:
             bs = ms[k]
             k += 1
             quiet = not b[(m >> 7) & 127] and not (m >> 14) & 7 and (m >> 17) != 2
-            if bs < _COUNTER and bs >= _BAD_CAPTURE and prune_ok and legal and depth <= 2 and best > -MATE_BOUND:
+            if bs < _SPARED and bs >= _BAD_CAPTURE and prune_ok and legal and depth <= 2 and best > -MATE_BOUND:
                 continue  # a capture that loses material by SEE, near the leaves
             if quiet:
                 # futility / late-move pruning before making the move (quiet checks at these
@@ -941,7 +951,7 @@ class Searcher:
                 # move left is a quiet move scored by history (or an underpromotion): all of
                 # them would be pruned too, and picking them one by one is the costliest part
                 # of a node with many quiet moves. Stop here.
-                if legal and (fut or quiets >= lmp) and best > -MATE_BOUND and bs < _COUNTER:
+                if legal and (fut or quiets >= lmp) and best > -MATE_BOUND and bs < _SPARED:
                     break
                 quiets += 1
             chk = pos.play(m, in_check + 5)  # make_legal, and in_check() after it (Position.play)
@@ -956,11 +966,11 @@ class Searcher:
                 r = 0
                 if quiet and depth >= LMR_MIN_DEPTH and legal > LMR_FIRST and not in_check and not chk:
                     r = 1
-                    if legal > 6:
+                    if legal > LMR_SECOND:
                         r += 1
-                    if depth >= 6 and legal > 12:
+                    if depth >= LMR_THIRD_DEPTH and legal > LMR_THIRD:
                         r += 1
-                    if pvnode or bs >= _COUNTER:
+                    if pvnode or bs >= _SPARED:
                         r -= 1
                     elif bs < _HISTORY_ZERO:
                         r += 1  # a move that failed here before

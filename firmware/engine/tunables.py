@@ -83,7 +83,7 @@ KING_OPEN_FILE = const(17)  # per file at the king with no own pawn (half-open f
 # The king's attackers give attack units by kind: enemy pieces near it (Chebyshev distance <= 2)
 # and enemy knights, bishops and rooks reaching a square next to it; the penalty grows with
 # their square, so a lone attacker costs little and a swarm costs much.
-KING_ATTACK_UNITS = (0, 0, 2, 2, 3, 5, 0)
+KING_ATTACK_UNITS = (0, 0, 2, 2, 3, 3, 0)
 KING_ATTACK_PENALTY = (0, 0, 5, 7, 14, 24, 39, 59, 76, 98, 124, 151, 180, 211, 241, 272, 301)
 # Drawish material: a side without pawns that is not at least a rook ahead scales its
 # advantage down by this divisor (KBK, KNK, KRKB, KRKN, ...).
@@ -95,17 +95,20 @@ MOPUP_EDGE = const(20)  # x centre distance of the lone king
 MOPUP_CLOSE = const(8)  # x (14 - Manhattan distance between kings)
 
 # ---- search ---------------------------------------------------------------------------------
-ASPIRATION = const(25)  # first window half-width from depth 3 on (was 4: +38 Elo); widens x4 on each fail
-NULL_MIN_DEPTH = const(2)
+ASPIRATION = const(28)  # first window half-width from depth 3 on (was 4: +38 Elo); widens x4 on each fail
+NULL_MIN_DEPTH = const(3)
 NULL_R = const(2)  # + depth // 6
-NULL_EXTRA_MARGIN = const(298)  # one more ply of null-move reduction this far above beta
+NULL_EXTRA_MARGIN = const(313)  # one more ply of null-move reduction this far above beta
 RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
-RFP_MARGIN = const(93)  # per depth
-RAZOR_MARGIN = const(288)  # per depth (1-2): static + this <= alpha drops into quiescence
-FUTILITY_MARGIN = (0, 118, 204)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
-LMP_COUNT = (0, 6, 11, 17)  # late quiet moves skipped at depth 1-3 beyond this many (session 30; was 5, 9, 14)
+RFP_MARGIN = const(84)  # per depth
+RAZOR_MARGIN = const(261)  # per depth (1-2): static + this <= alpha drops into quiescence
+FUTILITY_MARGIN = (0, 115, 197)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
+LMP_COUNT = (0, 6, 9, 20)  # late quiet moves skipped at depth 1-3 beyond this many (session 30; was 5, 9, 14)
 LMR_MIN_DEPTH = const(3)
 LMR_FIRST = const(3)  # moves searched before reductions start
-DELTA_MARGIN = const(208)
+LMR_SECOND = const(6)  # a second ply of reduction after this many moves
+LMR_THIRD = const(11)  # a third after this many, from depth LMR_THIRD_DEPTH
+LMR_THIRD_DEPTH = const(4)
+DELTA_MARGIN = const(228)
 HISTORY_MAX = const(16000)  # history table cells are 16-bit
 LAZY_MARGIN = const(294)  # quiescence: skip the full evaluation when this far outside
