@@ -14,6 +14,10 @@ PLAN: material, the search's margins, the tempo, two threats, the king's open fi
 passed pawns' endgame table and the king-attack table scaled); +15 Elo (+5 .. +27) over 3,030
 games against the numbers before (docs/benchmarks.md, session 38). Session 43 ran that plan
 again with the piece-square tables' scales (tools/spsa_plans/run3.txt): +13 Elo (+2 .. +24)
+over 3,030 games. Session 44's run 4 tuned the search's shape (tools/spsa_plans/run4.txt: where
+the reductions step up, the null move's least depth, the late-move pruning counts, the
+margins); alone it read +5, not proven, and landed in session 45 together with two other near
+misses (the threats' order among themselves, the queen's attack units): +13 Elo (+1 .. +24)
 over 3,030 games.
 """
 from firmware.compat import const
@@ -83,7 +87,7 @@ KING_OPEN_FILE = const(17)  # per file at the king with no own pawn (half-open f
 # The king's attackers give attack units by kind: enemy pieces near it (Chebyshev distance <= 2)
 # and enemy knights, bishops and rooks reaching a square next to it; the penalty grows with
 # their square, so a lone attacker costs little and a swarm costs much.
-KING_ATTACK_UNITS = (0, 0, 2, 2, 3, 3, 0)
+KING_ATTACK_UNITS = (0, 0, 2, 2, 3, 3, 0)  # the queen 3 since session 45 (was 5)
 KING_ATTACK_PENALTY = (0, 0, 5, 7, 14, 24, 39, 59, 76, 98, 124, 151, 180, 211, 241, 272, 301)
 # Drawish material: a side without pawns that is not at least a rook ahead scales its
 # advantage down by this divisor (KBK, KNK, KRKB, KRKN, ...).
@@ -103,7 +107,7 @@ RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
 RFP_MARGIN = const(84)  # per depth
 RAZOR_MARGIN = const(261)  # per depth (1-2): static + this <= alpha drops into quiescence
 FUTILITY_MARGIN = (0, 115, 197)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
-LMP_COUNT = (0, 6, 9, 20)  # late quiet moves skipped at depth 1-3 beyond this many (session 30; was 5, 9, 14)
+LMP_COUNT = (0, 6, 9, 20)  # late quiet moves skipped at depth 1-3 beyond this many (run 4; 6, 11, 17 before)
 LMR_MIN_DEPTH = const(3)
 LMR_FIRST = const(3)  # moves searched before reductions start
 LMR_SECOND = const(6)  # a second ply of reduction after this many moves
