@@ -90,7 +90,7 @@ MEASURED = [
     (2170, 0, 1800, 31, 14, 35, "check: level 1800 as calibrated (2 x 40 games)"),
     (350, 0, 1500, 37, 11, 32, "check: level 1500 as calibrated (2 x 40 games)"),
     (120, 0, 1350, 28, 12, 40, "check: level 1300 as calibrated (2 x 40 games)"),
-    (7670, 0, 1900, 26, 17, 37, "check: level 1900 as calibrated, on session 45's engine (signature 21629; 2 x 40 games)"),
+    (7670, 0, 1900, 26, 17, 37, "check: level 1900 as calibrated, session 45's engine (21629; 2 x 40 games)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
