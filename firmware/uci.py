@@ -34,7 +34,7 @@ continue the current game on the same Position (see UciSession.cmd_position).
 """
 import sys
 
-from firmware.compat import const
+from firmware.compat import const, forget
 from firmware.engine.fen import START_FEN, FenError
 from firmware.engine.notation import uci
 from firmware.engine.uci_parse import parse_uci
@@ -64,8 +64,10 @@ _TINY_MOVE_STACK = const(512)
 _SEARCHER_FIXED = const(10240)
 _SLOT_COST = const(10)
 # Heap the default table always leaves free besides the Searcher: a GUI's `position` lines
-# of a long game, the new Position next to the old one, the search's info lines.
-_HEADROOM = const(24576)
+# of a long game, the new Position next to the old one, the search's info lines and its
+# heap frames (24 KB until session 45: the deeper search of that session's landing ran a
+# rated level out of memory on a 128 KB heap, tests/test_uci_strength.py).
+_HEADROOM = const(32768)
 _MIN_DEFAULT_ENTRIES = const(256)
 # Heap kept in one block while the search modules load on a small heap (see _import_search).
 _RESERVE = const(24576)
@@ -414,6 +416,10 @@ class UciSession:
             limits = levels.limits_for_level(index, None, searcher.tt.size)
             limits.ponder = ponder
             noise = levels.level(index).noise_cp
+            # the levels' table is not needed while the search runs: its heap goes to the
+            # search (a board-sized heap had no room left for the search's frames)
+            del levels
+            forget("firmware.engine.levels")
         if searcher.noise_cp != noise:
             searcher.set_noise(noise)  # seeded by the Searcher's seed: the same game replays the same
         position = self.position
