@@ -216,7 +216,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
                 quiet = ((hist[to] + 0x8000) & 0xFFFF) + gain
                 ms[k] = quiet
                 # A quiet move that makes a threat is ordered just below the countermove (among
-                # the threats by its quiet score: session 42, OT: +4 (−4 .. +13), not landed), so the
+                # the threats by its quiet score: session 42's OT, landed in session 45 with S4 and QU), so the
                 # pruning and the reductions spare it: a pawn that then attacks a knight,
                 # bishop, rook, queen or the king, a knight that then attacks a rook, queen or
                 # the king (the quiet refutations a 1,000-node search pruned or reduced away;
