@@ -91,6 +91,7 @@ MEASURED = [
     (350, 0, 1500, 37, 11, 32, "check: level 1500 as calibrated (2 x 40 games)"),
     (120, 0, 1350, 28, 12, 40, "check: level 1300 as calibrated (2 x 40 games)"),
     (7670, 0, 1900, 26, 17, 37, "check: level 1900 as calibrated, session 45's engine (21629; 2 x 40 games)"),
+    (840, 0, 1700, 30, 12, 38, "check: level 1700 as calibrated, session 45's engine (21629; 2 x 40 games)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
