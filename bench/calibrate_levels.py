@@ -97,6 +97,7 @@ MEASURED = [
     (840, 0, 1700, 30, 12, 38, "check: level 1700 of session 44's table on signature 21629 (2 x 40 games)"),
     (2790, 0, 1800, 30, 21, 29, "check: level 1800 of session 46's table over UCI (21629; 2 x 40 games)"),
     (10100, 0, 1900, 33, 22, 25, "check: level 1900 of session 46's table over UCI (21629; 2 x 40 games)"),
+    (36610, 0, 2000, 21, 19, 20, "check: level 2000 of session 46's table over UCI (21629; 2 x 30 games)"),
     (900, 0, 1700, 32, 9, 39, "check: level 1700 of session 46's table over UCI (21629; 2 x 40 games)"),
 ]
 
