@@ -72,8 +72,9 @@ from firmware.uci import rated_level  # noqa: E402
 # each), the 3,000-node one 2 x 80 (--first-game 0/80: the 50 openings' 100 games, then 60
 # again), the 30,000-node one 2 x 40. The 100-, 200- and 500-node anchors and the noisy
 # configurations are session 44's (signature 24412, 4 x 40 and 2 x 40 games; session 45's
-# changes act from depth 3-4, which these budgets barely reach), the 100,000-node anchor
-# session 34's, on an older engine (signature 17057; not played again: 24 minutes). The
+# changes act from depth 3-4, which these budgets barely reach). The 100,000-node anchor was
+# played again on 2026-12-01 (session 47) on 21629: 2095, against session 34's 2101 (38.5/60:
+# +27 =23 -10) on signature 17057. The
 # calibrations of 2026-11-30 (session 44, signature 24412), 2026-11-29 (session 33, 17000),
 # 2026-11-28 (session 25, 17435), 2026-11-27 (session 21, 21813; session 18, 23335; session
 # 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in
@@ -86,7 +87,7 @@ MEASURED = [
     (500, 0, 1500, 89, 20, 51, "anchor (4 x 40 games; session 44, signature 24412)"),
     (3000, 0, 1800, 78, 25, 57, "anchor (2 x 80 games, --first-game 0/80; session 46, signature 21629)"),
     (30000, 0, 2000, 27, 20, 33, "anchor (2 x 40 games; session 46, signature 21629)"),
-    (100000, 0, 2000, 27, 23, 10, "anchor (2 x 30 games at once, session 34, signature 17057: an older engine)"),
+    (100000, 0, 2000, 29, 18, 13, "anchor (2 x 30 games at once; session 47, signature 21629)"),
     (100, 100, 1350, 9, 7, 64, "level 1000 (100 nodes, noise 100, as in session 33's table; 2 x 40 games)"),
     (100, 40, 1350, 16, 10, 54, "level 1100 (100 nodes, noise 40; 2 x 40 games)"),
     (100, 150, 1350, 9, 4, 67, "level 1000 (100 nodes, noise 150; 2 x 40 games)"),

@@ -789,7 +789,9 @@ class Searcher:
         if self.stopped:
             return 0
         pos = self.pos
-        # draws: 50-move rule, repetition (one repeat is enough), bare minors
+        # draws: 50-move rule, repetition (one repeat is enough, of the game's positions
+        # before the root too: Stockfish's rule, which waits for those to come twice, lost
+        # 53 Elo here, docs/benchmarks.md session 47), bare minors
         if pos.halfmove >= 100:
             return 0
         hl = pos.hist_lo
