@@ -100,8 +100,8 @@ MEASURED = [
     (10100, 0, 1900, 33, 22, 25, "check: level 1900 of session 46's table over UCI (21629; 2 x 40 games)"),
     (36610, 0, 2000, 21, 19, 20, "check: level 2000 of session 46's table over UCI (21629; 2 x 30 games)"),
     (900, 0, 1700, 32, 9, 39, "check: level 1700 of session 46's table over UCI (21629; 2 x 40 games)"),
-    (230, 0, 1400, 41, 9, 30, "check: level 1400 over UCI (session 44's budget, kept; 21629; 2 x 40 games, 2026-12-01)"),
-    (540, 0, 1600, 31, 13, 36, "check: level 1600 over UCI (session 44's budget, kept; 21629; 2 x 40 games, 2026-12-01)"),
+    (230, 0, 1400, 41, 9, 30, "check: level 1400 over UCI (session 44's budget; 21629; 2 x 40 games, 2026-12-01)"),
+    (540, 0, 1600, 31, 13, 36, "check: level 1600 over UCI (session 44's budget; 21629; 2 x 40 games, 2026-12-01)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
