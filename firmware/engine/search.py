@@ -934,6 +934,7 @@ class Searcher:
         legal = 0
         quiets = 0
         prune_ok = not in_check and not pvnode and depth <= 3 and not self.exhaustive
+        tt_capture = tt_move and b[(tt_move >> 7) & 127]  # (read before any move is made)
         fut = prune_ok and depth <= 2 and static + FUTILITY_MARGIN[depth] <= alpha
         lmp = LMP_COUNT[depth] if prune_ok else 1000
         if not improving:
@@ -976,6 +977,8 @@ class Searcher:
                         r -= 1
                     elif bs < _HISTORY_ZERO:
                         r += 1  # a move that failed here before
+                    if tt_capture:
+                        r += 1  # the best move here is a capture: a quiet move is less likely to matter
                     if new_depth - r < 1:
                         r = new_depth - 1 if new_depth > 1 else 0
                 s = -self._search(-alpha - 1, -alpha, new_depth - r, ply + 1, chk, True)
