@@ -934,7 +934,9 @@ class Searcher:
         legal = 0
         quiets = 0
         prune_ok = not in_check and not pvnode and depth <= 3 and not self.exhaustive
-        tt_capture = tt_move and b[(tt_move >> 7) & 127]  # (read before any move is made)
+        # the table's move takes a piece (read before any move is made; en passant, whose
+        # to-square is empty, does not count): late quiet moves are reduced a ply more below
+        tt_capture = tt_move and b[(tt_move >> 7) & 127]
         fut = prune_ok and depth <= 2 and static + FUTILITY_MARGIN[depth] <= alpha
         lmp = LMP_COUNT[depth] if prune_ok else 1000
         if not improving:
