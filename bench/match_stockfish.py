@@ -19,6 +19,11 @@ OPENING_LINES), each played with both colours, so the result does not hang on on
 a game still running after 300 plies is scored a draw. `--pgn FILE` appends every game to
 FILE (for bench/blunders.py, or to replay one).
 
+`--reference classical` (or `nnue`) seats Stockfish itself in our chair, at full strength with
+exactly `--nodes` nodes a move and its hand-written evaluation (`Use NNUE` false: Stockfish
+15.1 still has it) or its network: what the best-known engine makes of the same node budget
+on the same yardstick, so our figures can be read against what is possible at that budget.
+
 Prints every game and then the score, the Elo difference with a 95% interval and the
 implied rating (Stockfish's UCI_Elo + difference). The Elo estimate uses the logistic model
 d = -400 log10(1/p - 1); the interval comes from the standard error of the mean game result.
@@ -155,6 +160,8 @@ def main(argv=None):
     parser.add_argument("--first-game", type=int, default=0,
                         help="start at this game of the set (split one match over two processes)")
     parser.add_argument("--pgn", default="", help="append every game to this PGN file")
+    parser.add_argument("--reference", choices=("classical", "nnue"), default="",
+                        help="not our engine: full-strength Stockfish at --nodes, with this evaluation")
     args = parser.parse_args(argv)
     movetime_ms = args.movetime_ms
     if args.device_ms:
@@ -162,23 +169,31 @@ def main(argv=None):
     their_limit = chess.engine.Limit(time=movetime_ms / 1000.0)
     limit = chess.engine.Limit(nodes=args.nodes) if args.nodes else their_limit
     fens = openings(args.openings)
+    if args.reference and not args.nodes:
+        parser.error("--reference needs --nodes")
     env = dict(os.environ, MICROPYPATH=ROOT + ":" + os.path.join(ROOT, ".frozen"))
-    ours = chess.engine.SimpleEngine.popen_uci(our_command(args.cpython), cwd=ROOT, env=env)
+    command = [args.stockfish] if args.reference else our_command(args.cpython)
+    ours = chess.engine.SimpleEngine.popen_uci(command, cwd=ROOT, env=env)
     options = {"Hash": args.hash_mb}
     if args.our_elo:
         options.update({"UCI_LimitStrength": True, "UCI_Elo": args.our_elo})
+    if args.reference:
+        options.update({"Threads": 1, "Use NNUE": args.reference == "nnue"})
     ours.configure(options)
     theirs = chess.engine.SimpleEngine.popen_uci(args.stockfish)
     theirs.configure({"UCI_LimitStrength": True, "UCI_Elo": args.elo, "Threads": 1, "Hash": 16})
     how = "%d nodes per move" % args.nodes if args.nodes else "%d ms per move" % movetime_ms
     if args.our_elo:
         how = "its UCI_Elo %d" % args.our_elo
-    print("Reedchess (%s, %s) vs Stockfish UCI_Elo %d (%d ms per move), %d games, %d openings" % (
-        "CPython" if args.cpython else "MicroPython", how, args.elo, movetime_ms, args.games, len(fens)))
+    player = "Reedchess (%s, %s)" % ("CPython" if args.cpython else "MicroPython", how)
+    if args.reference:
+        player = "Stockfish, %s evaluation (%s)" % (args.reference, how)
+    print("%s vs Stockfish UCI_Elo %d (%d ms per move), %d games, %d openings" % (
+        player, args.elo, movetime_ms, args.games, len(fens)))
     t0 = time.time()
     pgn = None
     if args.pgn:
-        pgn = {"file": args.pgn, "us": "Reedchess (%s)" % how, "them": "Stockfish UCI_Elo %d" % args.elo}
+        pgn = {"file": args.pgn, "us": player, "them": "Stockfish UCI_Elo %d" % args.elo}
     results = play_match(ours, theirs, limit, args.games, fens, their_limit, args.first_game, pgn=pgn)
     diff, lo, hi = summarize(results)
     print("estimated rating %.0f (%.0f .. %.0f) on Stockfish's UCI_Elo scale; %.0f s" % (
