@@ -169,8 +169,8 @@ def main(argv=None):
     their_limit = chess.engine.Limit(time=movetime_ms / 1000.0)
     limit = chess.engine.Limit(nodes=args.nodes) if args.nodes else their_limit
     fens = openings(args.openings)
-    if args.reference and not args.nodes:
-        parser.error("--reference needs --nodes")
+    if args.reference and (not args.nodes or args.our_elo or args.cpython):
+        parser.error("--reference needs --nodes and takes neither --our-elo nor --cpython")
     env = dict(os.environ, MICROPYPATH=ROOT + ":" + os.path.join(ROOT, ".frozen"))
     command = [args.stockfish] if args.reference else our_command(args.cpython)
     ours = chess.engine.SimpleEngine.popen_uci(command, cwd=ROOT, env=env)
