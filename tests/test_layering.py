@@ -1,4 +1,4 @@
-"""Keeps the borders of ../shared/design/ARCHITECTURE.md honest by scanning imports.
+"""Keeps the borders of docs/architecture.md ("Rules the layering test keeps") honest by scanning imports.
 
 - firmware/engine/ imports nothing from firmware/ but engine/ and compat.
 - firmware/io/ imports nothing of chess (engine, controller, uci) and never `machine`.

@@ -1,6 +1,7 @@
-"""The Simulator itself: its API (ARCHITECTURE.md), physical move orders through the whole
-stack (pins -> scan -> debounce -> board sync -> controller), other boards, the serial
-console, error reporting, and the simulated electronics under MicroPython."""
+"""The Simulator itself: its API (docs/architecture.md, "Interfaces that stay stable"),
+physical move orders through the whole stack (pins -> scan -> debounce -> board sync ->
+controller), other boards, the serial console, error reporting, and the simulated
+electronics under MicroPython."""
 import chess
 import pytest
 

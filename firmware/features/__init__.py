@@ -1,5 +1,5 @@
 """Features on demand: what a player uses rarely is imported when entered and released when
-left, so it costs no RAM the rest of the time (ARCHITECTURE.md, "Resident core").
+left, so it costs no RAM the rest of the time (docs/architecture.md, "What is resident and what loads on demand").
 
     mod = load("clock")           # firmware.features.clock, imported on first use
     drop("clock")                 # gone from sys.modules (and from this package); the garbage
