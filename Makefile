@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web online test-browser bench bench-search match perft-speed flash mpy package lint book clean help
+.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web online test-browser bench bench-search match perft-speed flash image mpy package lint book clean help
 
 all: test
 
@@ -86,6 +86,11 @@ book: $(STAMP)
 ## flash: build .mpy for BOARD and copy it to the board on PORT, verified (make flash BOARD=pico PORT=/dev/ttyACM0 [ARGS=--source])
 flash: $(STAMP)
 	@$(PY) -m tools.flash --board "$(BOARD)" --port "$(PORT)" $(ARGS)
+
+## image: one file to flash: MicroPython 1.28.0 with Reedchess frozen in, dist/reedchess-<version>-BOARD.uf2 (and .bin)
+##        make image BOARD=pico|pico_w|pico2|pico2_w [MICROPY_SRC=tree-or-tarball]; needs gcc-arm-none-eabi, newlib, cmake (docs/flashing.md)
+image: $(STAMP)
+	@MICROPY_SRC="$(MICROPY_SRC)" $(PY) -m tools.image --board "$(BOARD)" --jobs $(JOBS) $(ARGS)
 
 ## mpy: only build .mpy for every board (or BOARD=...) into build/flash/, with sizes
 mpy: $(STAMP)
