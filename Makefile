@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web online test-browser bench bench-search match perft-speed flash image mpy package lint book clean help
+.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web web-demo online test-browser bench bench-search match perft-speed flash image mpy package lint book clean help
 
 all: test
 
@@ -47,17 +47,22 @@ sim: $(STAMP)
 sim-web: $(STAMP)
 	$(PY) -m host_sim --web $(ARGS)
 
+## web-demo: build dist/web/, the firmware in any browser (MicroPython's WebAssembly port, installed if missing;
+##           docs/web-demo.md); serve it with any static server: python3 -m http.server -d dist/web 8000
+web-demo: $(STAMP)
+	$(PY) -m tools.web_demo $(ARGS)
+
 ## online: play on Lichess with a board over USB (docs/online.md); token in REEDCHESS_LICHESS_TOKEN or --token-file
 ##         make online ARGS="--port /dev/ttyACM0 --seek 10+0"   (or --challenge USER 5+3, --accept, --sim)
 online: $(STAMP)
 	$(PY) -m online.bridge $(ARGS)
 
-## test-browser: install Debian chromium + chromium-driver if missing, then only the headless-Chromium tests, writing the README screenshots (docs/img/*.png)
+## test-browser: install Debian chromium + chromium-driver if missing, then only the headless-Chromium tests (sim-web and the web demo), writing the README screenshots (docs/img/*.png)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 test-browser: $(STAMP)
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium chromium-driver; fi
-	REEDCHESS_SCREENSHOTS=1 $(PY) -m pytest -q -m browser tests/test_web_browser.py
+	REEDCHESS_SCREENSHOTS=1 $(PY) -m pytest -q -m browser tests/test_web_browser.py tests/test_web_demo_browser.py
 
 ## bench: engine benchmarks (by hand; results go to docs/benchmarks.md)
 bench: $(STAMP)

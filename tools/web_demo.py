@@ -46,7 +46,8 @@ PORT_FILES = ("micropython.mjs", "micropython.wasm")
 # What index.html of the simulator becomes (each must be found exactly once: a change there
 # that breaks the demo fails the build, not the page).
 PAGE_EDITS = (
-    ("<title>Reedchess simulator</title>", "<title>Reedchess in your browser</title>"),
+    ("<title>Reedchess simulator</title>",
+     '<title>Reedchess in your browser</title>\n<link rel="icon" href="data:,">'),
     ('<link rel="stylesheet" href="/static/style.css">',
      '<link rel="stylesheet" href="static/style.css">\n<link rel="stylesheet" href="static/demo.css">'),
     ("</header>",
