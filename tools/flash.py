@@ -310,7 +310,7 @@ MACHINE_CODE_DECORATORS = (NATIVE_DECORATOR, "@micropython.viper")
 
 def bytecode_source(text):
     """`text` with every `@micropython.native` and `@micropython.viper` line blanked (line
-    numbers stay), so the engine's hot functions compile to bytecode: about a twentieth of the speed
+    numbers stay), so the engine's hot functions compile to bytecode: about a fifteenth of the speed
     (docs/benchmarks.md, "Engine speed"), but no machine code (for a MicroPython built without the native emitter, or to save the
     RAM machine code takes when .mpy files are loaded rather than frozen). Viper code runs
     unchanged as bytecode: its casts (ptr8) are functions in firmware/compat.py there."""
@@ -595,7 +595,7 @@ def ram_advice(board, mode, info, needs, root=ROOT):
     for other, flag in (("frozen", "freeze the firmware into MicroPython with manifest.py, then"
                                    " `make flash ARGS=--data-only` (docs/flashing.md, way 3)"),
                         ("romfs", "on a MicroPython built with ROMFS: `make flash ARGS=--romfs`"),
-                        ("bytecode", "`make flash ARGS=--bytecode` (no machine code: about a twentieth of the engine's speed)")):
+                        ("bytecode", "`make flash ARGS=--bytecode` (no machine code: about a fifteenth of the engine's speed)")):
         if other != mode and other in table:
             need, _ = ram_need(board, other, info, needs)
             if need["peak_bytes"] < ram_need(board, mode, info, needs)[0]["peak_bytes"]:
@@ -951,7 +951,7 @@ def main(argv=None):
     )
     parser.add_argument(
         "--bytecode", action="store_true",
-        help="no machine code for the engine's hot functions (about a twentieth of the speed; for a MicroPython without the"
+        help="no machine code for the engine's hot functions (about a fifteenth of the speed; for a MicroPython without the"
         " native emitter, or to save RAM when not frozen)"
     )
     parser.add_argument("--force", action="store_true",
