@@ -310,9 +310,10 @@ MACHINE_CODE_DECORATORS = (NATIVE_DECORATOR, "@micropython.viper")
 
 def bytecode_source(text):
     """`text` with every `@micropython.native` and `@micropython.viper` line blanked (line
-    numbers stay), so the engine's hot functions compile to bytecode: about a fifteenth of the speed
-    (docs/benchmarks.md, "Engine speed"), but no machine code (for a MicroPython built without the native emitter, or to save the
-    RAM machine code takes when .mpy files are loaded rather than frozen). Viper code runs
+    numbers stay), so the engine's hot functions compile to bytecode: about a fifteenth of the
+    speed (docs/benchmarks.md, "Engine speed"), but no machine code (for a MicroPython built
+    without the native emitter, or to save the RAM machine code takes when .mpy files are loaded
+    rather than frozen). Viper code runs
     unchanged as bytecode: its casts (ptr8) are functions in firmware/compat.py there."""
     return "\n".join("" if line.strip() in MACHINE_CODE_DECORATORS else line for line in text.split("\n"))
 
