@@ -596,7 +596,8 @@ def ram_advice(board, mode, info, needs, root=ROOT):
     for other, flag in (("frozen", "freeze the firmware into MicroPython with manifest.py, then"
                                    " `make flash ARGS=--data-only` (docs/flashing.md, way 3)"),
                         ("romfs", "on a MicroPython built with ROMFS: `make flash ARGS=--romfs`"),
-                        ("bytecode", "`make flash ARGS=--bytecode` (no machine code: about a fifteenth of the engine's speed)")):
+                        ("bytecode", "`make flash ARGS=--bytecode`"
+                                     " (no machine code: about a fifteenth of the engine's speed)")):
         if other != mode and other in table:
             need, _ = ram_need(board, other, info, needs)
             if need["peak_bytes"] < ram_need(board, mode, info, needs)[0]["peak_bytes"]:
@@ -952,8 +953,8 @@ def main(argv=None):
     )
     parser.add_argument(
         "--bytecode", action="store_true",
-        help="no machine code for the engine's hot functions (about a fifteenth of the speed; for a MicroPython without the"
-        " native emitter, or to save RAM when not frozen)"
+        help="no machine code for the engine's hot functions (about a fifteenth of the speed; for a MicroPython"
+        " without the native emitter, or to save RAM when not frozen)"
     )
     parser.add_argument("--force", action="store_true",
                         help="flash even if the device's CPU does not match the board or its RAM is too small")
