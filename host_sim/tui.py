@@ -144,6 +144,7 @@ class Table:
         self.box = []  # letters off the board (captured, or spare queens for promotions)
         self._rgb_seen = {}
         self._last_touch_ms = -1
+        self.ui_error = None  # what failed while drawing the last picture (Table.snapshot)
 
     # ---- time ---------------------------------------------------------------------------
     @property
@@ -214,7 +215,8 @@ class Table:
                 break
         st = self.state()
         if st.get("pondering"):
-            return "pondering%s %s" % (" on " + st["ponder_move"] if st.get("ponder_move") else "", line).rstrip()
+            on = " on " + st["ponder_move"] if st.get("ponder_move") else ""
+            return ("pondering%s %s" % (on, line)).rstrip()
         if line:
             return line
         if st.get("depth"):
@@ -571,32 +573,46 @@ class Table:
         return "\n".join(lines)
 
     # ---- one picture of everything ----------------------------------------------------------
+    def _part(self, name, fn, default):
+        """fn() for one part of the picture; a bug in it is named in `ui_error` and `default`
+        is shown instead, so one broken line never takes the board off the screen."""
+        try:
+            return fn()
+        except Exception as e:  # the UI goes on; the message says what failed
+            self.ui_error = "%s failed: %s: %s" % (name, type(e).__name__, e)
+            return default
+
     def snapshot(self):
-        """Everything a front end shows, as plain data (the web page gets this as JSON)."""
-        st = self.state()
-        return {
+        """Everything a front end shows, as plain data (the web page gets this as JSON).
+        `ui_error`: what failed while drawing this picture (None when all went well)."""
+        self.ui_error = None
+        st = self._part("state", self.state, {})
+        part = self._part
+        snap = {
             "board": self.config.get("name", "?"),
             "leds_kind": self.config.get("leds", {}).get("kind", "?"),
             "time_ms": self.now_ms,
             "pieces": {square_name(c): p for c, p in sorted(self.pieces.items())},
             "hand": [p for p, _ in self.hand],
             "box": list(self.box),
-            "lit": self.lit(),
-            "led_rgb": self.led_colours(),
+            "lit": part("LEDs", self.lit, {}),
+            "led_rgb": part("LED colours", self.led_colours, {}),
             "has_display": self.config.get("display") is not None,
-            "display": self.display_lines(),
-            "thinking": self.thinking(),
-            "computer_move": self.sim.computer_move(),
-            "moves": [[n, s] for n, s in self.move_list()],
-            "game": list(self.sim.game()),
-            "fen": self.sim.fen(),
-            "result": self.result(),
+            "display": part("display", self.display_lines, []),
+            "thinking": part("thinking line", self.thinking, ""),
+            "computer_move": part("computer's move", self.sim.computer_move, None),
+            "moves": part("move list", lambda: [[n, s] for n, s in self.move_list()], []),
+            "game": part("game", lambda: list(self.sim.game()), []),
+            "fen": part("FEN", self.sim.fen, ""),
+            "result": part("result", self.result, "*"),
             "human": self.human,
             "flipped": self.flipped,
             "buttons": self.button_names(),
             "auto": self.auto,
             "state": {k: v for k, v in st.items() if isinstance(v, (str, int, float, bool)) or v is None},
         }
+        snap["ui_error"] = self.ui_error
+        return snap
 
     def screen(self, now_ms=None, width=80):
         """The whole screen as text lines of (text, style) segments; styles: None, 'title',
@@ -669,6 +685,8 @@ class Table:
         hand = " ".join(snap["hand"]) or "-"
         box = " ".join(snap["box"]) or "-"
         out.append("In hand:  %s   Off board: %s" % (hand, box))
+        if snap.get("ui_error"):
+            out.append("UI error: %s (the game goes on)" % snap["ui_error"][:60])
         if snap["auto"]:
             out.append("(auto: the computer's moves are made for you)")
         return out
@@ -693,18 +711,29 @@ def run_lines(table, infile=None, outfile=None, prompt="> "):
             break
         try:
             reply = table.execute(line)
+            if reply:
+                outfile.write(reply + "\n")
+            if line.split() and line.split()[0].lower() not in ("help", "?", "h", "fen", "moves", "pgn", "save"):
+                outfile.write(table.screen_text() + "\n")
         except Quit:
             break
         except ValueError as e:
             outfile.write("error: %s\n" % e)
-            continue
-        if reply:
-            outfile.write(reply + "\n")
-        if line.split() and line.split()[0].lower() not in ("help", "?", "h", "fen", "moves", "pgn", "save"):
-            outfile.write(table.screen_text() + "\n")
+        except Exception as e:  # a bug in the simulator: say so, keep the game
+            outfile.write("error: %s (the game goes on)\n" % internal_error(e))
     outfile.write("bye\n")
     outfile.flush()
     return 0
+
+
+def internal_error(exc):
+    """One line naming an unexpected exception and where it came from (for the front ends,
+    which show it and go on instead of ending with a traceback)."""
+    import traceback
+
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = " at %s:%d" % (os.path.basename(where[0].filename), where[0].lineno) if where else ""
+    return "internal error %s: %s%s" % (type(exc).__name__, exc, at)
 
 
 def _lit_now(pattern, now_ms):
@@ -762,10 +791,18 @@ def _curses_main(stdscr, table, speed, frame_s):  # pragma: no cover - see run_c
         step = int(carry)
         if step > 0:
             carry -= step
-            table.wait(step)
-            if table.auto and not table.busy() and table.sim.computer_move():
-                table.play(table.sim.computer_move())
-        _draw(stdscr, table, colours, log, buf, overlay)
+            try:
+                table.wait(step)
+                if table.auto and not table.busy() and table.sim.computer_move():
+                    table.play(table.sim.computer_move())
+            except Exception as e:  # shown on the log line; the game goes on
+                log = ["error: %s (the game goes on)" % internal_error(e)]
+        try:
+            _draw(stdscr, table, colours, log, buf, overlay)
+        except curses.error:
+            pass
+        except Exception as e:  # a bug in drawing: show it instead of the board
+            _draw_lines(stdscr, ["error: %s (the game goes on)" % internal_error(e)] + log, buf)
         ch = stdscr.getch()
         while ch != -1:
             if overlay is not None and ch in (10, 13, 27, curses.KEY_ENTER):
@@ -791,6 +828,8 @@ def _curses_main(stdscr, table, speed, frame_s):  # pragma: no cover - see run_c
                     return 0
                 except ValueError as e:
                     log = ["error: %s" % e]
+                except Exception as e:  # a bug in a command: say so, keep the game
+                    log = ["error: %s (the game goes on)" % internal_error(e)]
                 last = time.monotonic()  # the command's own time was simulated already
             elif ch in (curses.KEY_BACKSPACE, 127, 8):
                 buf = buf[:-1]
@@ -845,6 +884,24 @@ def _draw(stdscr, table, colours, log, buf, overlay=None):  # pragma: no cover -
     prompt = "> " + buf
     try:
         stdscr.addstr(h - 1, 0, prompt[-(w - 1):])
+    except curses.error:
+        pass
+    stdscr.refresh()
+
+
+def _draw_lines(stdscr, lines, buf):  # pragma: no cover - see run_curses
+    """The fallback screen when the board cannot be drawn: the message lines and the prompt."""
+    import curses
+
+    stdscr.erase()
+    h, w = stdscr.getmaxyx()
+    for y, ln in enumerate(lines[: max(0, h - 1)]):
+        try:
+            stdscr.addstr(y, 0, ln[: w - 1])
+        except curses.error:
+            pass
+    try:
+        stdscr.addstr(h - 1, 0, ("> " + buf)[-(w - 1):])
     except curses.error:
         pass
     stdscr.refresh()

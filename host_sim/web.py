@@ -39,7 +39,7 @@ from http.server import BaseHTTPRequestHandler
 
 from host_sim.http_server import QuietHTTPServer
 from host_sim.simulator import SimulatorError
-from host_sim.tui import CommandError, Quit, square_index
+from host_sim.tui import CommandError, Quit, internal_error, square_index
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -74,6 +74,7 @@ class WebSimulator:
         self.paused = False
         self.rev = 0  # grows with every tick and command (under the lock): see the module docstring
         self.error = None  # why simulated time stopped (the firmware crashed), shown on the page
+        self.tick_error = None  # what failed in the last tick (time goes on), shown on the page
 
     # ---- time ----------------------------------------------------------------------------
     def _tick_loop(self):
@@ -93,9 +94,12 @@ class WebSimulator:
                     self.table.wait(step)
                     if self.table.auto and not self.table.busy() and self.table.sim.computer_move():
                         self.table.play(self.table.sim.computer_move())
-                except Exception as e:  # the firmware crashed: say so on the page, not in silence
+                    self.tick_error = None
+                except SimulatorError as e:  # the firmware crashed: say so on the page, not in silence
                     self.error = "simulated time stopped: %s" % (e,)
                     return
+                except Exception as e:  # a bug on the simulator's side: shown, and time goes on
+                    self.tick_error = "%s (the game goes on)" % internal_error(e)
 
     # ---- requests ------------------------------------------------------------------------
     def state(self):
@@ -105,7 +109,8 @@ class WebSimulator:
     def _snapshot(self):
         snap = self.table.snapshot()
         snap["rev"] = self.rev
-        snap["error"] = self.error
+        ui = snap.get("ui_error")
+        snap["error"] = self.error or self.tick_error or ("%s (the game goes on)" % ui if ui else None)
         return snap
 
     def command(self, line):
@@ -124,6 +129,8 @@ class WebSimulator:
             except SimulatorError as e:
                 self.error = "simulated time stopped: %s" % (e,)
                 return {"ok": False, "error": self.error, "state": self._snapshot()}
+            except Exception as e:  # a bug on the simulator's side: answered, and the game goes on
+                return {"ok": False, "error": "%s (the game goes on)" % internal_error(e), "state": self._snapshot()}
             return {"ok": True, "reply": reply, "state": self._snapshot()}
 
     def click(self, square=None, *rest):
@@ -210,7 +217,10 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = self.path.split("?", 1)[0]
         if path == "/api/state":
-            return self._json(200, self.app.state())
+            try:
+                return self._json(200, self.app.state())
+            except Exception as e:  # never a dead page: the error is the answer, the game goes on
+                return self._json(500, {"error": "%s (the game goes on)" % internal_error(e)})
         if path == "/api/pgn":
             return self._send(200, "application/x-chess-pgn", self.app.pgn().encode(),
                               {"Content-Disposition": 'attachment; filename="reedchess.pgn"'})

@@ -1,6 +1,7 @@
 """The full-screen terminal UI in a real terminal: tmux runs `python -m host_sim`, we type a
 move and read the screen, then quit. Skipped only when tmux is not installed."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,3 +53,118 @@ def test_full_screen_ui_plays_a_move_and_quits_cleanly(tmp_path):
         assert "lift e2" in log.read_text() and "place e4" in log.read_text()
     finally:
         _tmux(sock, "kill-server", check=False)
+
+
+# ---- a whole game, as a person plays it ------------------------------------------------------
+_DISPLAY_LINE = re.compile(r"\|(.{21})\|\s*$")
+_COMPUTER = re.compile(r"Computer: ([a-h][1-8][a-h][1-8][qrbn]?)  \(make it")
+_HINT = re.compile(r"Hint:? ([a-h][1-8][a-h][1-8][qrbn]?)")
+
+
+def _display(text):
+    """The first two lines of the board's display, as drawn in the side panel."""
+    rows = text.splitlines()
+    for i, row in enumerate(rows):
+        if "Display: +" in row:
+            lines = [_DISPLAY_LINE.search(r) for r in rows[i + 1:i + 3]]
+            return tuple(m.group(1).strip() if m else "" for m in lines)
+    return ("", "")
+
+
+def _type(sock, line):
+    _tmux(sock, "send-keys", "-t", "sim", line, "Enter")
+
+
+@pytest.mark.slow
+def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
+    """`make sim` as a person uses it: 40+ plies against the computer with pondering on,
+    each of our moves taken from a hint, the computer's made on the board (`do`), and on the
+    way: hint while it ponders, the level menu opened and closed, a take back with the pieces
+    put back, and *move* pressed while it ponders (it then plays our side). Any traceback or
+    UI error on the screen fails the test."""
+    sock = "reedchess-game-%d" % os.getpid()
+    pgn = tmp_path / "game.pgn"
+    cmd = "cd %s && TERM=xterm-256color %s -m host_sim --speed 10 --seed 5; echo EXIT=$?; sleep 60" % (
+        ROOT, sys.executable)
+    _tmux(sock, "new-session", "-d", "-s", "sim", "-x", "120", "-y", "45", cmd)
+    done = set()  # the special actions already made
+    seen_ponder = False
+    try:
+        _wait_for(sock, lambda t: "Reedchess simulator" in t and "Your move" in t, 60)
+        deadline = time.monotonic() + 420
+        last_change, last_text = time.monotonic(), ""
+        plies = 0
+        while time.monotonic() < deadline:
+            text = _screen(sock)
+            assert "Traceback" not in text and "EXIT=" not in text, text
+            assert "UI error" not in text and "internal error" not in text, text
+            if text != last_text:
+                last_change, last_text = time.monotonic(), text
+            elif time.monotonic() - last_change > 45:
+                raise AssertionError("the screen stood still for 45 s:\n" + text)
+            if "Result:" in text:
+                break
+            top, second = _display(text)
+            pondering = "Thinking: pondering" in text
+            seen_ponder = seen_ponder or pondering
+            computer = _COMPUTER.search(text)
+            if computer:
+                _type(sock, "do")
+                _wait_for(sock, lambda t: not _COMPUTER.search(t) or "Traceback" in t, 30)
+                plies += 1
+            elif top.startswith("Paused"):  # after the take back: the computer's side to move
+                _type(sock, "move")
+                _wait_for(sock, lambda t: not _display(t)[0].startswith("Paused"), 30)
+            elif top == "Your move":
+                if pondering and plies >= 10 and "hint-while-pondering" not in done:
+                    done.add("hint-while-pondering")
+                elif plies >= 14 and "level-menu" not in done:
+                    done.add("level-menu")
+                    _type(sock, "level")
+                    _wait_for(sock, lambda t: _display(t)[0].startswith("Level"), 20)
+                    _type(sock, "level")  # the next level, then back: the game stays on its level
+                    _type(sock, "takeback")
+                    _type(sock, "ok")
+                    _wait_for(sock, lambda t: _display(t)[0] == "Your move", 20)
+                    continue
+                elif plies >= 20 and "takeback" not in done:
+                    done.add("takeback")
+                    _type(sock, "takeback")
+                    _wait_for(sock, lambda t: "Check board" in t or "Paused" in t, 30)
+                    _type(sock, "sync")  # the person puts the pieces back as the LEDs show
+                    _wait_for(sock, lambda t: "Check board" not in t, 30)
+                    plies -= 1
+                    continue
+                elif pondering and plies >= 26 and "move-while-pondering" not in done:
+                    done.add("move-while-pondering")
+                    _type(sock, "move")  # the computer plays our side now
+                    _wait_for(sock, lambda t: _COMPUTER.search(t) or "Traceback" in t, 60)
+                    continue
+                _type(sock, "hint")
+                hinted = _wait_for(sock, lambda t: _HINT.search(t) or "Traceback" in t, 60)
+                move = _HINT.search(hinted).group(1)
+                _type(sock, move)
+                _wait_for(sock, lambda t: _display(t)[0] != "Your move" or "Traceback" in t, 30)
+                plies += 1
+            else:
+                time.sleep(0.2)
+            if plies >= 44:
+                break
+        _type(sock, "save %s" % pgn)
+        _wait_for(sock, lambda t: "saved the game" in t, 20)
+        _type(sock, "quit")
+        end = _wait_for(sock, lambda t: "EXIT=" in t, 30)
+        assert "EXIT=0" in end and "Traceback" not in end
+    finally:
+        _tmux(sock, "kill-server", check=False)
+    assert seen_ponder, "the computer never pondered"
+    assert done == {"hint-while-pondering", "level-menu", "takeback", "move-while-pondering"}, done
+    import chess.pgn
+
+    with open(pgn) as f:
+        game = chess.pgn.read_game(f)
+    board = game.board()
+    for move in game.mainline_moves():  # every move is legal, in the firmware's own record
+        assert move in board.legal_moves
+        board.push(move)
+    assert board.ply() >= 40 or board.is_game_over(), board.ply()

@@ -152,3 +152,43 @@ def test_line_ui_runs_a_script():
     assert "error: unknown command 'bogus'" in text
     assert "rnbqkbnr/pppppppp/8/8/4P3" in text or "4P3" in text
     assert text.rstrip().endswith("bye")
+
+
+def test_the_thinking_line_while_the_computer_ponders():
+    t = Table(Simulator(seed=1))  # the book answers first; pondering starts out of book
+    for move in ("e2e4", "d2d4", "g1f3"):
+        t.execute(move)
+        t.execute("do")
+    snap = t.snapshot()
+    assert snap["state"]["pondering"] is True
+    assert snap["thinking"].startswith("pondering on " + snap["state"]["ponder_move"])
+    assert snap["ui_error"] is None and "UI error" not in t.screen_text()
+
+
+def test_a_broken_part_of_the_picture_is_named_and_the_game_goes_on():
+    t = table()
+    t.display_lines = lambda: 1 / 0
+    snap = t.snapshot()
+    assert snap["display"] == [] and "display failed: ZeroDivisionError" in snap["ui_error"]
+    assert "UI error: display failed" in t.screen_text()
+    t.execute("e2e4")  # the game goes on
+    assert t.snapshot()["moves"][0] == ["1.", "e4"]
+
+
+def test_the_line_ui_survives_a_bug_in_a_command():
+    t = table()
+    t.flip = None
+    broken = {"n": 0}
+
+    def execute(line, settle=True, _orig=t.execute):
+        if line.strip() == "fen" and not broken["n"]:
+            broken["n"] = 1
+            raise KeyError("boom")
+        return _orig(line, settle)
+
+    t.execute = execute
+    out = io.StringIO()
+    run_lines(t, io.StringIO("fen\ne2e4\nquit\n"), out)
+    text = out.getvalue()
+    assert "error: internal error KeyError: 'boom'" in text and "(the game goes on)" in text
+    assert "1. e4" in text and text.rstrip().endswith("bye")

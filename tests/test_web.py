@@ -165,3 +165,30 @@ def test_a_client_cut_off_mid_request_leaves_no_traceback(app, capfd):
     cut_off_mid_request(app.port, b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     assert request(app, "GET", "/api/state")[0] == 200
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_bug_in_the_ui_is_shown_and_time_goes_on():
+    sim = Simulator(seed=2, level=0)
+    table = Table(sim)
+    web = WebSimulator(table, port=0, speed=4).start()
+    try:
+        real_wait = table.wait
+        calls = {"n": 0}
+
+        def wait(ms):
+            calls["n"] += 1
+            if calls["n"] == 1:
+                raise KeyError("tick bug")
+            real_wait(ms)
+
+        table.wait = wait
+        table.thinking = lambda: 1 / 0  # every snapshot meets this bug
+        st = wait_for(web, lambda s: s["error"] and "thinking line failed" in s["error"])
+        assert "(the game goes on)" in st["error"] and st["pieces"]["e2"] == "P"
+        before = st["time_ms"]
+        assert wait_for(web, lambda s: s["time_ms"] > before + 200)  # the clock still runs
+        assert command(web, "e2e4")["ok"]
+        assert wait_for(web, lambda s: s["moves"] and s["moves"][0] == ["1.", "e4"])
+    finally:
+        web.stop()
+        sim.close()
