@@ -164,6 +164,7 @@
   });
   demo.fault = () => worker.postMessage({ type: "fault" });
   demo.send = (line) => board.send(line);
+  demo.state = () => board.state();
 
   async function main() {
     buildBar();

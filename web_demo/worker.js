@@ -77,12 +77,14 @@ function mkdirs(path) {
 }
 
 let stdout = "";
+const decoder = new TextDecoder();
+function collect(data) { stdout += typeof data === "string" ? data : decoder.decode(data, { stream: true }); }
 async function boot(msg) {
   box = msg.box || null;
   const [{ manifest, datas }, port] = await Promise.all([
     loadFiles(),
     loadMicroPython({ heapsize: HEAP_BYTES, pystack: PYSTACK_WORDS, linebuffer: false,
-                      stdout: (t) => { stdout += t; }, stderr: (t) => { stdout += t; } }),
+                      stdout: collect, stderr: collect }),
   ]);
   mp = port;
   manifest.files.forEach((f, i) => { mkdirs("demo/" + f.path); mp.FS.writeFile("/demo/" + f.path, datas[i]); });
