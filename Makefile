@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web web-demo online test-browser bench bench-search match perft-speed flash image mpy package lint book clean help
+.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web web-demo online test-browser bench bench-search match perft-speed flash image mpy package lint book diagrams clean help
 
 all: test
 
@@ -113,6 +113,11 @@ lint: $(LINT_STAMP)
 ## package: regenerate package.json (the mip index) after adding or removing firmware files
 package: $(STAMP)
 	$(PY) -m tools.package
+
+## diagrams: every board's wiring diagram and board view (docs/img/*.svg), bill of materials (docs/img/bom-*.csv)
+##           and the tables of docs/wiring.md and docs/build-guide.md, from boards/*.py (ARGS=--check: only compare)
+diagrams: $(STAMP)
+	@$(PY) -m tools.diagrams $(ARGS)
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis .cache

@@ -12,7 +12,7 @@ CONFIG = {
     "buttons": {"new": 16, "level": 17, "takeback": 18, "hint": 19, "move": 20, "ok": 28},
     "buzzer": {"pin": 21},
     "display": {"kind": "ssd1306", "i2c": 1, "sda": 26, "scl": 27, "addr": 0x3C, "freq_hz": 400000},
-    "status": {"kind": "pixel"},  # a 65th WS2812 after h8 on the same chain
+    "status": {"kind": "pixel"},  # a 65th WS2812 on the same chain, after a8 (where the serpentine chain ends)
     "heap_bytes": 229680,  # gc.mem_free() right after boot: stock MicroPython 1.29, emulated Pico
     "tt_entries": 2048,
     "game_plies": 300,  # 150 moves each, as the ESP32 (16 bytes a ply: 4.8 KB less than the default 600)

@@ -1,0 +1,68 @@
+"""Which boards there are (every module in boards/ with a CONFIG dict) and whether the drawer
+understands a config: boards.config.validate first, then the drawer's own checks."""
+import importlib
+import os
+import pkgutil
+
+from boards.config import BoardConfigError, pin_roles, validate
+from tools.diagrams.pinouts import header_pin, pinout_for
+
+BOARDS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "boards")
+# the boards in the order the docs list them; any other board follows, by name
+FIRST = ("pico", "pico2", "esp32", "esp32s3", "rpi_blinka")
+# what the drawer can draw, per section
+DRAWN = {
+    "sensor": ("matrix", "shift165"),
+    "leds": ("matrix", "edge", "neopixel"),
+    "display": ("ssd1306",),
+    "status": ("pixel", "pin"),
+}
+DEVICES = ("sensor", "leds", "buttons", "buzzer", "display", "status")
+
+
+class DiagramError(BoardConfigError):
+    """A config the drawer cannot draw; the message names the board and the entry."""
+
+
+def board_names():
+    """Every module of boards/ that holds a CONFIG dict, docs order first."""
+    names = []
+    for info in pkgutil.iter_modules([BOARDS_DIR]):
+        if info.ispkg or info.name.startswith("_"):
+            continue
+        module = importlib.import_module("boards." + info.name)
+        if isinstance(getattr(module, "CONFIG", None), dict):
+            names.append(info.name)
+    return sorted(names, key=lambda n: (FIRST.index(n) if n in FIRST else len(FIRST), n))
+
+
+def load(name):
+    """boards.<name>.CONFIG."""
+    return importlib.import_module("boards." + name).CONFIG
+
+
+def _fail(config, msg):
+    raise DiagramError("board %s: %s" % (config.get("name", "?"), msg))
+
+
+def check(config):
+    """Raise BoardConfigError (from validate) or DiagramError for a config the drawer does not
+    understand; return the config's pin-out."""
+    validate(config)
+    for key, value in sorted(config.items()):
+        if key not in DEVICES and isinstance(value, dict) and ("kind" in value or "pin" in value):
+            _fail(config, "'%s' looks like a device the drawer does not know (it draws: %s)"
+                  % (key, ", ".join(DEVICES)))
+    for key, kinds in DRAWN.items():
+        section = config.get(key)
+        if section is not None and section.get("kind") not in kinds:
+            _fail(config, "%s kind %r cannot be drawn (the drawer knows: %s)"
+                  % (key, section.get("kind"), ", ".join(kinds)))
+    pinout = pinout_for(config.get("mcu"))
+    if pinout is None:
+        _fail(config, "no pin-out for mcu %r (tools/diagrams/pinouts.py knows RP2040, RP2350, ESP32, ESP32-S3, BCM...)"
+              % (config.get("mcu"),))
+    for pin, role, _direction in pin_roles(config):  # validate refused a pin used twice already
+        if header_pin(pinout, pin) is None:
+            _fail(config, "%s: pin %r is not a GPIO on the %s" % (role, pin, pinout["board"]))
+    return pinout
