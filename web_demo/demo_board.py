@@ -44,7 +44,7 @@ BOARDS = ("pico", "pico2", "esp32", "esp32s3")  # the boards whose drivers the p
 SIDES = {"white": BLACK, "black": WHITE, "both": NOBODY}
 PATTERN_NAMES = ("off", "on", "blink", "blink-fast")
 STATE_EVERY_MS = 100  # the page gets a state at most this often (and after every line)
-SEARCH_STATE_EVERY_MS = 250  # ... and while the engine thinks
+SEARCH_STATE_EVERY_MS = 400  # ... and while the engine thinks (decoding the display costs ~20 ms)
 MAIL_EVERY_MS = 15  # the search's poll reads the page's lines at most this often
 
 
