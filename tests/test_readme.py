@@ -46,6 +46,8 @@ def pico_pin_table(config):
         "| piezo buzzer (via NPN transistor) | GP%d |" % config["buzzer"]["pin"],
         "| SSD1306 SDA / SCL (I2C%d, 0x%02X) | GP%d / GP%d |" % (d["i2c"], d["addr"], d["sda"], d["scl"]),
     ]
+    if (config.get("status") or {}).get("kind") == "pixel":
+        rows.append("| status light (a 65th WS2812 after a8) | GP%d (the LED chain) |" % led["pin"])
     return "\n".join(rows) + "\n"
 
 
