@@ -1,7 +1,7 @@
 """Sensor logs: the text format, a recorder and a replayer.
 
 A sensor log is a text file, one event per line, written by the simulator (`--record FILE`)
-or by the firmware itself (firmware/controller/sensor_log.py, same format):
+or by the firmware itself (firmware/features/sensor_log.py, same format):
 
     # reedchess sensor log 1
     # board: pico
