@@ -12,9 +12,14 @@ import pytest
 
 from boards.config import pin_roles
 from tools.diagrams.configs import board_names, load
-from tests.test_web_browser import CHROMIUM, CHROME_FLAGS, DRIVER, ROOT
+from tests.mpy import ROOT
 
 IMG = os.path.join(ROOT, "docs", "img")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+CHROME_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--hide-scrollbars", "--window-size=1600,2000")
 PREVIEWS = IMG if os.environ.get("REEDCHESS_SCREENSHOTS") else None
 DRAWINGS = [(kind, name) for name in board_names() for kind in ("wiring", "board")]
 
@@ -34,7 +39,7 @@ def driver():
     profile = tempfile.mkdtemp(prefix="reedchess-chromium-")
     opts = Options()
     opts.binary_location = CHROMIUM
-    for flag in CHROME_FLAGS + ("--user-data-dir=" + profile, "--hide-scrollbars"):
+    for flag in CHROME_FLAGS + ("--user-data-dir=" + profile,):
         opts.add_argument(flag)
     d = webdriver.Chrome(service=Service(DRIVER), options=opts)
     try:

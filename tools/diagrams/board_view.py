@@ -62,7 +62,8 @@ def board_svg(config):
         sh.text(square(cell), x + 6, y + 18, 15, group=g, bold=True)
         sh.text("cell %d" % cell, x + 6, y + 33, 10, group=g)
         if led_at is not None:
-            sh.text(_led_text(config, led_at[cell]), x + 6, y + 46, 10, group=g, bold=led["kind"] == "neopixel")
+            sh.text(_led_text(config, led_at[cell]), x + 6, y + 46, 10 if led["kind"] == "neopixel" else 9, group=g,
+                    bold=led["kind"] == "neopixel")
         sh.text(_sensor_text(config, sensor_at[cell]), x + 6, y + 58, 8, group=g)
     sh.box(BX, BY, 8 * S, 8 * S, fill="none", width=2.4)
     for i in range(8):

@@ -41,6 +41,12 @@ def load(name):
     return importlib.import_module("boards." + name).CONFIG
 
 
+def _is_pin_key(key):
+    """Whether a section key names pins ("pin", "pins", "data_pin", ...): a section of its own
+    without such keys (a radio's settings, say) needs no wires."""
+    return isinstance(key, str) and (key in ("pin", "pins") or key.endswith(("_pin", "_pins")))
+
+
 def _fail(config, msg):
     raise DiagramError("board %s: %s" % (config.get("name", "?"), msg))
 
@@ -50,8 +56,8 @@ def check(config):
     understand; return the config's pin-out."""
     validate(config)
     for key, value in sorted(config.items()):
-        if key not in DEVICES and isinstance(value, dict) and ("kind" in value or "pin" in value):
-            _fail(config, "'%s' looks like a device the drawer does not know (it draws: %s)"
+        if key not in DEVICES and isinstance(value, dict) and any(_is_pin_key(k) for k in value):
+            _fail(config, "'%s' is a device on pins the drawer does not know (it draws: %s)"
                   % (key, ", ".join(DEVICES)))
     for key, kinds in DRAWN.items():
         section = config.get(key)
