@@ -53,7 +53,7 @@ def test_every_board_module_with_a_config_is_drawn():
                    for node in tree.body):
                 found.append(file_name[:-3])
     assert sorted(BOARDS) == found
-    assert {"pico", "pico2", "esp32", "esp32s3", "rpi_blinka"} <= set(BOARDS)
+    assert BOARDS[:5] == ["pico", "pico2", "esp32", "esp32s3", "rpi_blinka"]
 
 
 @pytest.mark.parametrize("name", BOARDS)

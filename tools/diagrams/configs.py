@@ -1,13 +1,11 @@
-"""Which boards there are (every module in boards/ with a CONFIG dict) and whether the drawer
-understands a config: boards.config.validate first, then the drawer's own checks."""
+"""Which boards there are (tools.fileset's list: every module in boards/ with a CONFIG and a
+make_hardware(), as make flash and make lint see them) and whether the drawer understands a
+config: boards.config.validate first, then the drawer's own checks."""
 import importlib
-import os
-import pkgutil
 
 from boards.config import BoardConfigError, pin_roles, validate
+from tools import fileset
 from tools.diagrams.pinouts import header_pin, pinout_for
-
-BOARDS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "boards")
 # the boards in the order the docs list them; any other board follows, by name
 FIRST = ("pico", "pico2", "esp32", "esp32s3", "rpi_blinka")
 # what the drawer can draw, per section
@@ -25,14 +23,8 @@ class DiagramError(BoardConfigError):
 
 
 def board_names():
-    """Every module of boards/ that holds a CONFIG dict, docs order first."""
-    names = []
-    for info in pkgutil.iter_modules([BOARDS_DIR]):
-        if info.ispkg or info.name.startswith("_"):
-            continue
-        module = importlib.import_module("boards." + info.name)
-        if isinstance(getattr(module, "CONFIG", None), dict):
-            names.append(info.name)
+    """Every board of boards/, docs order first."""
+    names = fileset.board_names()
     return sorted(names, key=lambda n: (FIRST.index(n) if n in FIRST else len(FIRST), n))
 
 
