@@ -48,7 +48,7 @@ sim-web: $(STAMP)
 	$(PY) -m host_sim --web $(ARGS)
 
 ## web-demo: build dist/web/, the firmware in any browser (MicroPython's WebAssembly port, installed if missing;
-##           docs/web-demo.md); serve it with any static server: python3 -m http.server -d dist/web 8000
+##           docs/web-demo.md); serve it with any static server: python3 -m http.server --bind 127.0.0.1 -d dist/web 8000
 web-demo: $(STAMP)
 	$(PY) -m tools.web_demo $(ARGS)
 

@@ -18,7 +18,8 @@ boot it): a real host adds its download time (the sizes printed, gzip as most ho
 - first screen: from the navigation's start to the first drawn state of the firmware, a fresh
   browser profile each load (nothing cached), the median of --loads.
 - answer: out of the book, the demo's default level, from the move's last click to the
-  computer's move on the LEDs (the board's stable_ms of waiting for the move to settle included).
+  computer's move on the LEDs (the board's stable_ms of waiting for the move to settle included),
+  and the nodes each of those searches reached inside the running App.
 """
 import argparse
 import contextlib
@@ -129,6 +130,7 @@ def answer_times(driver, moves):
     in_page(driver, "_demo.app.settings.book = False")
     level = in_page(driver, "print(_demo.controller.level_name(_demo.app.settings.level))").strip()
     times = []
+    before = driver.execute_script("return window.reedchessDemo.state().state")
     for _ in range(moves):
         st = driver.execute_script("return window.reedchessDemo.state()")
         board = chess.Board(st["fen"])
@@ -143,7 +145,9 @@ def answer_times(driver, moves):
         n = len(st["game"]) + 2
         wait(lambda: len(driver.execute_script("return window.reedchessDemo.state().game")) == n
              and not driver.execute_script("return window.reedchessDemo.state().computer_move"), 30, "the move made")
-    return level, times
+    after = driver.execute_script("return window.reedchessDemo.state().state")
+    searches = after["searches"] - before["searches"]
+    return level, times, (after["nodes"] - before["nodes"]) // max(1, searches), searches
 
 
 def main(argv=None):
@@ -178,7 +182,7 @@ def main(argv=None):
         try:
             browser_bench = parse_bench(in_page(driver, SEARCH_BENCH))
             browser_pico = parse_bench(in_page(driver, PICO_BENCH))
-            level, answers = answer_times(driver, args.moves)
+            level, answers, per_search, searches = answer_times(driver, args.moves)
             agent = driver.execute_script("return navigator.userAgent")
         finally:
             close(driver, profile)
@@ -219,6 +223,8 @@ def main(argv=None):
                                     sizes["page"] / 1024)))
     rows.append(("the computer's answer at level %s, out of book (last click to LEDs, %d moves)" % (level, len(answers)),
                  "%s s" % ", ".join("%.2f" % a for a in answers)))
+    rows.append(("nodes a search at that level inside the running firmware (the App polling the board), "
+                 "mean of %d searches" % searches, "%d" % per_search))
     for name, value in rows:
         print("| %s | %s |" % (name, value))
     return 0

@@ -1,7 +1,7 @@
 """Build the static web demo: the chess computer in a browser with nothing installed.
 
     make web-demo                          # dist/web/, then serve it with any static server:
-    python3 -m http.server -d dist/web 8000    # and open http://localhost:8000/
+    python3 -m http.server --bind 127.0.0.1 -d dist/web 8000    # and open http://localhost:8000/
     python -m tools.web_demo [--out DIR] [--source]
 
 What dist/web/ holds (docs/web-demo.md):
@@ -203,7 +203,7 @@ def main(argv=None):
     print("web demo in %s: %d files of firmware (%s), %.0f KB in all (MicroPython %.0f KB, firmware %.0f KB, page %.0f KB)"
           % (rel, len(manifest["files"]), manifest["format"], sizes["total"] / 1024, sizes["wasm"] / 1024,
              sizes["py"] / 1024, sizes["page"] / 1024))
-    print("serve it:  python3 -m http.server -d %s 8000   and open http://localhost:8000/" % rel)
+    print("serve it:  python3 -m http.server --bind 127.0.0.1 -d %s 8000   and open http://localhost:8000/" % rel)
     return 0
 
 

@@ -25,7 +25,7 @@
   function unsupported() {
     if (location.protocol === "file:") {
       return "This page was opened from a file (file://), where the browser does not let it start " +
-        "its worker or load WebAssembly. Serve the folder instead, e.g. `python3 -m http.server -d dist/web 8000`, " +
+        "its worker or load WebAssembly. Serve the folder instead, e.g. `python3 -m http.server --bind 127.0.0.1 -d dist/web 8000`, " +
         "and open http://localhost:8000/ (docs/web-demo.md).";
     }
     if (typeof WebAssembly !== "object" || typeof WebAssembly.instantiate !== "function") {
