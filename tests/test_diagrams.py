@@ -156,13 +156,13 @@ def test_board_view_squares_carry_cell_led_and_switch_from_the_cell_maps(name):
         assert "cell %d" % cell in texts
         p = sensor_at[cell]
         if config["sensor"]["kind"] == "matrix":
-            assert "switch row %d col %d" % (p // 8, p % 8) in texts
+            assert "switch r%d c%d" % (p // 8, p % 8) in texts
         else:
-            assert "chip %d input %s" % (p // 8, "ABCDEFGH"[p % 8]) in texts
+            assert "chip %d in %s" % (p // 8, "ABCDEFGH"[p % 8]) in texts
         if led["kind"] == "neopixel":
             assert "LED #%d" % led_at[cell] in texts
         elif led["kind"] == "matrix":
-            assert "LED row %d col %d" % (led_at[cell] // 8, led_at[cell] % 8) in texts
+            assert "LED r%d c%d" % (led_at[cell] // 8, led_at[cell] % 8) in texts
 
 
 def test_pico_board_view_serpentine():

@@ -28,8 +28,8 @@ def _chain_point(cell):
 def _sensor_text(config, physical):
     s = config["sensor"]
     if s["kind"] == "matrix":
-        return "switch row %d col %d" % (physical // 8, physical % 8)
-    return "chip %d input %s" % (physical // 8, "ABCDEFGH"[physical % 8])
+        return "switch r%d c%d" % (physical // 8, physical % 8)
+    return "chip %d in %s" % (physical // 8, "ABCDEFGH"[physical % 8])
 
 
 def _led_text(config, physical):
@@ -37,8 +37,22 @@ def _led_text(config, physical):
     if led["kind"] == "neopixel":
         return "LED #%d" % physical
     if led["kind"] == "matrix":
-        return "LED row %d col %d" % (physical // 8, physical % 8)
+        return "LED r%d c%d" % (physical // 8, physical % 8)
     return None
+
+
+def _legend(config):
+    parts = []
+    led = config["leds"]["kind"]
+    if led == "neopixel":
+        parts.append("LED #n: the n-th WS2812 along the chain (from 0)")
+    elif led == "matrix":
+        parts.append("LED rR cC: LED matrix row R, column C")
+    if config["sensor"]["kind"] == "matrix":
+        parts.append("switch rR cC: reed matrix row R, column C")
+    else:
+        parts.append("chip K in X: 74HC165 chip K (0 next to the controller), input X")
+    return "; ".join(parts) + "."
 
 
 def board_svg(config):
@@ -54,6 +68,7 @@ def board_svg(config):
     sh.text("Reedchess · %s · the board from above" % config["name"], 24, 38, 18, bold=True)
     sh.text("White sits at the bottom. Each square: its name, its cell (rank x 8 + file), its LED, its reed switch.",
             24, 58, 11)
+    sh.text(_legend(config), 24, 76, 10)
     for cell in range(64):
         x, y = _origin(cell)
         dark = (cell % 8 + cell // 8) % 2 == 0
