@@ -215,6 +215,38 @@ def source_id(tree):
     return "tree:" + tree
 
 
+# One fix to MicroPython 1.28.0's tools/mpy-tool.py (docs/frozen-native-armv6m.md): it freezes the
+# machine code of @micropython.native / viper functions with 2-byte alignment on every Arm Thumb
+# architecture, but the ARMv6-M (Cortex-M0+) emitter loads its 32-bit constants and long-jump
+# offsets PC-relative ("ldr rX, [pc, #0]" after a nop it inserts when the code offset is 2 mod
+# 4), which is right only when the code starts on a 4-byte boundary, as code loaded into RAM
+# does. A frozen function placed at 2 mod 4 loads the wrong words: a jump into nowhere. ARMv6-M
+# code is frozen 4-byte aligned (as ARMv6 and Xtensa are).
+MPY_TOOL_ALIGN_OLD = """        if config.native_arch in (
+            MP_NATIVE_ARCH_ARMV6,
+            MP_NATIVE_ARCH_XTENSA,"""
+MPY_TOOL_ALIGN_NEW = """        if config.native_arch in (
+            MP_NATIVE_ARCH_ARMV6,
+            MP_NATIVE_ARCH_ARMV6M,  # Reedchess fix: its emitter assumes 4-byte aligned code
+            MP_NATIVE_ARCH_XTENSA,"""
+
+
+def fix_mpy_tool(tree, log=print):
+    """Apply the ARMv6-M alignment fix to tree/tools/mpy-tool.py (once); True if it changed it."""
+    path = os.path.join(tree, "tools", "mpy-tool.py")
+    with open(path) as f:
+        text = f.read()
+    if MPY_TOOL_ALIGN_NEW in text:
+        return False
+    if text.count(MPY_TOOL_ALIGN_OLD) != 1:
+        raise ImageError("%s is not MicroPython %s's mpy-tool.py (its alignment code differs): cannot apply "
+                         "the ARMv6-M alignment fix" % (path, MICROPYTHON_VERSION))
+    _say(log, "fixing %s: ARMv6-M machine code frozen 4-byte aligned" % os.path.relpath(path, ROOT))
+    with open(path, "w") as f:
+        f.write(text.replace(MPY_TOOL_ALIGN_OLD, MPY_TOOL_ALIGN_NEW))
+    return True
+
+
 # -------------------------------------------------------------------------------- toolchain
 def toolchain_missing():
     """None when the cross toolchain is there, else what to install."""
@@ -315,7 +347,7 @@ def stage(board, tree, root=ROOT, stage_dir=None):
 def build_key(board, tree, entries, root=ROOT):
     """A digest of everything the image is made of."""
     h = hashlib.sha256()
-    h.update(("%s\0%s\0%s\0" % (board, source_id(tree), project_version(root))).encode())
+    h.update(("%s\0%s\0%s\0%s\0" % (board, source_id(tree), project_version(root), MPY_TOOL_ALIGN_NEW)).encode())
     for path in [os.path.join(root, "manifest.py"), os.path.abspath(__file__)] + [
             os.path.join(base, rel) for base, rel in entries]:
         with open(path, "rb") as f:
@@ -363,6 +395,7 @@ def build_image(board, src=None, jobs=2, force=False, log=print, root=ROOT, out_
     if why:
         raise ImageError(why)
     tree = find_source(src, log)
+    fix_mpy_tool(tree, log)
     folder, entries = stage(board, tree, root)
     key = build_key(board, tree, entries, root)
     name = image_name(board, root)
@@ -377,7 +410,10 @@ def build_image(board, src=None, jobs=2, force=False, log=print, root=ROOT, out_
     build_mpy_cross(tree, jobs, log)
     mp_board, chip = BOARDS[board]
     build_dir = os.path.join(STAGE_ROOT, "build-" + board)
-    env = dict(os.environ, REEDCHESS_FREEZE_LIST=os.path.join(folder, "freeze.json"))
+    # GIT_CEILING_DIRECTORIES: the version header must not take this checkout's git commit for
+    # MicroPython's (an unpacked tarball has no .git of its own)
+    env = dict(os.environ, REEDCHESS_FREEZE_LIST=os.path.join(folder, "freeze.json"),
+               GIT_CEILING_DIRECTORIES=os.path.dirname(tree))
     cmake_args = "-DMICROPY_BOARD=%s -DPICO_NO_PICOTOOL=1 -DMICROPY_FROZEN_MANIFEST=%s" % (
         mp_board, os.path.join(root, "manifest.py"))
     _say(log, "building MicroPython %s for %s (%s) with Reedchess frozen in: %d modules" % (
