@@ -143,7 +143,7 @@ def answer_times(driver, moves):
         times.append(time.monotonic() - t0)
         driver.execute_script("window.reedchessDemo.send('do')")
         n = len(st["game"]) + 2
-        wait(lambda: len(driver.execute_script("return window.reedchessDemo.state().game")) == n
+        wait(lambda n=n: len(driver.execute_script("return window.reedchessDemo.state().game")) == n
              and not driver.execute_script("return window.reedchessDemo.state().computer_move"), 30, "the move made")
     after = driver.execute_script("return window.reedchessDemo.state().state")
     searches = after["searches"] - before["searches"]
@@ -218,10 +218,11 @@ def main(argv=None):
     rows.append(("first screen (navigation start to the firmware's first state, loopback, nothing cached, "
                  "median of %d)" % len(firsts), "%.2f s (%s)" % (statistics.median(firsts) / 1000.0,
                                                                 ", ".join("%.2f" % (f / 1000.0) for f in firsts))))
-    rows.append(("download: the whole site / gzip", "%.0f KB / %.0f KB (MicroPython %.0f KB, firmware and book %.0f KB, "
-                 "page %.0f KB)" % (sizes["total"] / 1024, gz / 1024, sizes["wasm"] / 1024, sizes["py"] / 1024,
-                                    sizes["page"] / 1024)))
-    rows.append(("the computer's answer at level %s, out of book (last click to LEDs, %d moves)" % (level, len(answers)),
+    rows.append(("download: the whole site / gzip",
+                 "%.0f KB / %.0f KB (MicroPython %.0f KB, firmware and book %.0f KB, page %.0f KB)"
+                 % (sizes["total"] / 1024, gz / 1024, sizes["wasm"] / 1024, sizes["py"] / 1024, sizes["page"] / 1024)))
+    rows.append(("the computer's answer at level %s, out of book (last click to LEDs, %d moves)"
+                 % (level, len(answers)),
                  "%s s" % ", ".join("%.2f" % a for a in answers)))
     rows.append(("nodes a search at that level inside the running firmware (the App polling the board), "
                  "mean of %d searches" % searches, "%d" % per_search))

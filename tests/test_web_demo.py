@@ -30,7 +30,7 @@ def site(tmp_path_factory):
 # ---- the build output ----------------------------------------------------------------------
 
 def _local_refs(html):
-    return [u for u in re.findall(r'(?:src|href)="([^"#:]+)"', html)]
+    return re.findall(r'(?:src|href)="([^"#:]+)"', html)
 
 
 def test_every_file_the_page_loads_is_there(site):

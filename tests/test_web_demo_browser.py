@@ -187,7 +187,7 @@ def follow_the_leds(driver, want_plies, timeout_s=30):
         wanted = chess.Board(st["fen"])
         pieces = pieces_in_dom(driver)
 
-        def wants(sq):
+        def wants(sq, wanted=wanted):
             p = wanted.piece_at(chess.parse_square(sq))
             return p.symbol() if p else None
 

@@ -200,7 +200,8 @@ def main(argv=None):
         return 2
     sizes = site_bytes(args.out)
     rel = os.path.relpath(args.out)
-    print("web demo in %s: %d files of firmware (%s), %.0f KB in all (MicroPython %.0f KB, firmware %.0f KB, page %.0f KB)"
+    print("web demo in %s: %d files of firmware (%s), %.0f KB in all "
+          "(MicroPython %.0f KB, firmware %.0f KB, page %.0f KB)"
           % (rel, len(manifest["files"]), manifest["format"], sizes["total"] / 1024, sizes["wasm"] / 1024,
              sizes["py"] / 1024, sizes["page"] / 1024))
     print("serve it:  python3 -m http.server --bind 127.0.0.1 -d %s 8000   and open http://localhost:8000/" % rel)

@@ -94,7 +94,7 @@ class DemoBoard:
         self._last_mail_ms = None
         self._releases = []  # [(name, at_ms)] buttons held by a press, released when due
         self.electronics, self.hw = build_simulated(self.config, clock=self.now_ms)
-        for c, letter in _start_cells():
+        for c in _start_cells():
             self.electronics.set_cell(c, True)
         searcher = make_searcher(self.config, clock_ms=ticks_ms, seed=seed)
         from firmware.engine.book import default_book_path, open_book_or_none
@@ -344,6 +344,7 @@ class DemoTable(Table):
 
 
 def _start_cells():
+    """The cells the start position occupies."""
     rows = START_FEN.split()[0].split("/")
     for i in range(8):
         f = 0
@@ -351,5 +352,5 @@ def _start_cells():
             if ch in "12345678":
                 f += ord(ch) - 48
             else:
-                yield (7 - i) * 8 + f, ch
+                yield (7 - i) * 8 + f
                 f += 1
