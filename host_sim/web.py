@@ -224,6 +224,8 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/api/pgn":
             return self._send(200, "application/x-chess-pgn", self.app.pgn().encode(),
                               {"Content-Disposition": 'attachment; filename="reedchess.pgn"'})
+        if path == "/favicon.ico":  # browsers ask for it unbidden: no icon, and no 404 in their console
+            return self._send(204, "image/x-icon", b"")
         if path in ("/", "/index.html"):
             path = "/static/index.html"
         if path.startswith("/static/"):

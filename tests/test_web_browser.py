@@ -199,3 +199,140 @@ def test_capture_by_clicking_the_victim_square(page):
     assert st["pieces"]["d5"] == "P" and "p" in st["box"]
     box = driver.find_element("id", "box").text
     assert box.strip() not in ("", "-")
+
+
+@pytest.fixture
+def game_page():
+    """The page on the firmware's default level (pondering on), time at 10x."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    sim = Simulator(seed=5)
+    app = WebSimulator(Table(sim), port=0, speed=20).start()
+    profile = tempfile.mkdtemp(prefix="reedchess-chromium-")
+    opts = Options()
+    opts.binary_location = CHROMIUM
+    for flag in CHROME_FLAGS + ("--user-data-dir=" + profile,):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    driver.implicitly_wait(0)
+    try:
+        driver.get(app.url)
+        yield driver, app
+    finally:
+        driver.quit()
+        app.stop()
+        sim.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _text(driver, element_id):
+    return driver.find_element("id", element_id).text.strip()
+
+
+def _press(driver, name):
+    driver.find_element("id", "btn-" + name).click()
+
+
+def _console_errors(driver):
+    return [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def _make(driver, move):
+    """Make `move` on the page's board: two clicks (a capture too); castling, en passant and
+    promotion, which touch more squares, through the page's command line."""
+    board = chess.Board(_text(driver, "fen"))
+    m = chess.Move.from_uci(move[:4] + ("q" if board.piece_type_at(chess.parse_square(move[:2])) == chess.PAWN
+                                        and move[3] in "18" else ""))
+    if board.is_castling(m) or board.is_en_passant(m) or m.promotion:
+        driver.find_element("id", "cmd").send_keys(m.uci() + "\n")
+        return
+    click(driver, move[:2])
+    wait_until(lambda: _text(driver, "hand") not in ("", "-"), 10, "the piece in hand")
+    click(driver, move[2:4])
+
+
+@pytest.mark.slow
+def test_a_whole_game_with_pondering_on_the_page(game_page):
+    """`make sim-web` as a person uses it: 40+ plies against the computer with pondering on,
+    read from the page alone (display, computer's move, thinking line), each of our moves from
+    a hint, the computer's made by clicking its squares or "make it", and on the way the level
+    menu opened and closed, a take back, and *move* pressed while it ponders. Any error shown
+    on the page or in the browser's console fails the test."""
+    driver, app = game_page
+    wait_until(lambda: _text(driver, "display").startswith("Your move"), 30, "the board")
+    done = set()
+    plies = 0
+    seen_ponder = False
+    deadline = time.monotonic() + 420
+    while time.monotonic() < deadline and plies < 44:
+        reply = _text(driver, "reply")
+        assert not reply.startswith("error"), reply
+        if _text(driver, "result") not in ("*", ""):
+            break
+        display = _text(driver, "display").splitlines() or [""]
+        computer = _text(driver, "computer")
+        pondering = _text(driver, "thinking").startswith("pondering")
+        seen_ponder = seen_ponder or pondering
+        if len(computer) >= 4 and computer[0] in "abcdefgh":
+            if plies % 4 == 1:
+                driver.find_element("id", "do").click()
+            else:
+                _make(driver, computer)
+            wait_until(lambda cm=computer: _text(driver, "computer") != cm, 30, "the computer's move made")
+            plies += 1
+        elif display[0].startswith("Paused"):
+            _press(driver, "move")
+            wait_until(lambda: not _text(driver, "display").startswith("Paused"), 30, "the computer to play")
+        elif display[0] == "Your move":
+            if plies >= 14 and "level-menu" not in done:
+                done.add("level-menu")
+                _press(driver, "level")
+                wait_until(lambda: _text(driver, "display").startswith("Level"), 20, "the level menu")
+                _press(driver, "level")
+                _press(driver, "takeback")
+                _press(driver, "ok")
+                wait_until(lambda: _text(driver, "display").startswith("Your move"), 20, "the menu closed")
+                continue
+            if plies >= 20 and "takeback" not in done:
+                done.add("takeback")
+                _press(driver, "takeback")
+                wait_until(lambda: "Check board" in _text(driver, "display"), 30, "the take back")
+                driver.find_element("id", "cmd").send_keys("sync\n")  # the pieces put back as lit
+                wait_until(lambda: "Check board" not in _text(driver, "display"), 30, "the board checked")
+                plies -= 1
+                continue
+            if pondering and plies >= 26 and "move-while-pondering" not in done:
+                done.add("move-while-pondering")
+                _press(driver, "move")  # the computer plays our side now
+                wait_until(lambda: len(_text(driver, "computer")) >= 4, 60, "the computer's move for us")
+                continue
+            if pondering:
+                done.add("hint-while-pondering")
+            _press(driver, "hint")
+            hint = wait_until(lambda: next((ln[6:10] for ln in _text(driver, "display").splitlines()
+                                            if ln.startswith("Hint: ")), None), 60, "a hint")
+            want = {hint[:2]: "blink", hint[2:4]: "blink"}
+            wait_until(lambda: dom_leds(driver) == want, 20, "the hint's LEDs %r" % want)
+            _make(driver, hint)
+            try:
+                wait_until(lambda: not _text(driver, "display").startswith("Your move"), 30, "our move taken")
+            except AssertionError as e:
+                raise AssertionError("%s after %s; state %r" % (e, hint, app.state())) from None
+            plies += 1
+        else:
+            time.sleep(0.2)
+        if os.environ.get("REEDCHESS_TEST_TRACE"):
+            print("%6.1f s  ply %d  %s" % (time.monotonic() - deadline + 420, plies, display[0]))
+    assert not _console_errors(driver), _console_errors(driver)
+    assert seen_ponder, "the computer never pondered"
+    assert done == {"hint-while-pondering", "level-menu", "takeback", "move-while-pondering"}, done
+    game = app.state()["game"]
+    board = chess.Board()
+    for move in game:
+        board.push_uci(move)  # raises on an illegal move
+    assert len(game) >= 40 or board.is_game_over(), game
+    items = driver.find_elements("css selector", "#moves li")
+    assert len(items) == (len(game) + 1) // 2
