@@ -17,7 +17,7 @@ boot it): a real host adds its download time (the sizes printed, gzip as most ho
   under Node and the first set on CPython (this process). Wall-clock time: run on an idle machine.
 - first screen: from the navigation's start to the first drawn state of the firmware, a fresh
   browser profile each load (nothing cached), the median of --loads.
-- answer: out of the book, the demo's default level, from the move's last click to the
+- answer: out of the book, without pondering, the demo's default level, from the move's last click to the
   computer's move on the LEDs (the board's stable_ms of waiting for the move to settle included),
   and the nodes each of those searches reached inside the running App.
 """
@@ -127,7 +127,7 @@ def in_page(driver, code):
 def answer_times(driver, moves):
     import chess
 
-    in_page(driver, "_demo.app.settings.book = False")
+    in_page(driver, "_demo.app.settings.book = False\n_demo.app.settings.ponder = False")
     level = in_page(driver, "print(_demo.controller.level_name(_demo.app.settings.level))").strip()
     times = []
     before = driver.execute_script("return window.reedchessDemo.state().state")

@@ -270,12 +270,13 @@ def test_opened_from_a_file_it_says_to_serve_the_folder(site, browser):
     assert "http.server" in notice(browser)
 
 
-def test_without_webassembly_it_says_so(site, browser):
-    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.WebAssembly;"})
+@pytest.mark.parametrize("missing, message", [("WebAssembly", "no WebAssembly"), ("Worker", "no Web Workers")])
+def test_without_webassembly_or_workers_it_says_so(site, browser, missing, message):
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": "delete window.%s;" % missing})
     server = StaticServer(site)
     try:
         browser.get(server.url)
-        wait_until(lambda: "no WebAssembly" in notice(browser), 20, "the no-WebAssembly message")
+        wait_until(lambda: message in notice(browser), 20, "the message %r" % message)
     finally:
         server.stop()
 

@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 try:
     from tools import fileset, flash, wasm_port
@@ -148,17 +149,21 @@ def build(out=OUT, source=False, root=ROOT, log=print):
         shutil.copyfile(os.path.join(pkg, name), os.path.join(out, "mpwasm", name))
     open(os.path.join(out, ".nojekyll"), "w").close()
     files = []
-    staging = os.path.join(root, "build", "web-demo-src")
-    for rel in module_sources(root):
-        src = flash._bytecode_copy(os.path.join(root, rel), staging, rel)
-        dest_rel = rel if source else rel[:-3] + ".mpy"
-        dest = os.path.join(out, "py", dest_rel)
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
-        if source:
-            shutil.copyfile(src, dest)
-        else:
-            flash.compile_mpy(src, dest, "armv6m", rel, cache_dir=os.path.join(root, "build", "mpy-cache"))
-        files.append(dest_rel)
+    os.makedirs(os.path.join(root, "build"), exist_ok=True)
+    staging = tempfile.mkdtemp(prefix="web-demo-src-", dir=os.path.join(root, "build"))  # one per build
+    try:
+        for rel in module_sources(root):
+            src = flash._bytecode_copy(os.path.join(root, rel), staging, rel)
+            dest_rel = rel if source else rel[:-3] + ".mpy"
+            dest = os.path.join(out, "py", dest_rel)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            if source:
+                shutil.copyfile(src, dest)
+            else:
+                flash.compile_mpy(src, dest, "armv6m", rel, cache_dir=os.path.join(root, "build", "mpy-cache"))
+            files.append(dest_rel)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     for rel in fileset.data_files(root):
         dest = os.path.join(out, "py", rel)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
