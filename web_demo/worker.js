@@ -58,7 +58,7 @@ async function loadFiles() {
   if (!res.ok) throw new Error("files.json: HTTP " + res.status);
   const manifest = await res.json();
   const datas = await Promise.all(manifest.files.map(async (f) => {
-    const r = await fetch("py/" + f.path);
+    const r = await fetch("py/" + f.path, { cache: "no-cache" }); // revalidated: a rebuilt site is never mixed
     if (!r.ok) throw new Error("py/" + f.path + ": HTTP " + r.status);
     const buf = new Uint8Array(await r.arrayBuffer());
     if (buf.length !== f.bytes) throw new Error("py/" + f.path + ": " + buf.length + " bytes, expected " + f.bytes);
