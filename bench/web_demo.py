@@ -14,7 +14,9 @@ boot it): a real host adds its download time (the sizes printed, gzip as most ho
   signature, 21,570 nodes today) and the emulated Pico's set (bench/pico_speed.py: its first 3
   positions to depth 3, one Searcher of 2,048 entries), each run in the page's worker on the
   firmware it loaded (bytecode .mpy, no machine code), then the same code on the wasm port
-  under Node and the first set on CPython (this process). Wall-clock time: run on an idle machine.
+  under Node and the first set on CPython (this process). Wall-clock time, and nodes per CPU
+  second (the browser's processes, Node's, this process's: what other jobs on a shared machine
+  change much less; the browser's include its own housekeeping while the search runs).
 - first screen: from the navigation's start to the first drawn state of the firmware, a fresh
   browser profile each load (nothing cached), the median of --loads.
 - answer: out of the book, without pondering, the demo's default level, from the move's last click to the
@@ -78,6 +80,34 @@ def parse_bench(text):
     if not m:
         raise RuntimeError("no bench line in:\n" + text[-2000:])
     return int(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+def _tree_cpu_s(root_pid):
+    """User + system CPU seconds of every live process under `root_pid` (from /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    stats = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % name) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / tick)  # ppid, utime+stime
+    total, todo = 0.0, [root_pid]
+    while todo:
+        pid = todo.pop()
+        total += stats.get(pid, (0, 0.0))[1]
+        todo.extend(p for p, (ppid, _) in stats.items() if ppid == pid)
+    return total
+
+
+def cpu_timed(driver, code):
+    """(output, CPU seconds the browser's processes spent) of running `code` in the page's worker."""
+    pid = driver.service.process.pid
+    before = _tree_cpu_s(pid)
+    out = in_page(driver, code)
+    return out, _tree_cpu_s(pid) - before
 
 
 def browser():
@@ -180,21 +210,33 @@ def main(argv=None):
             close(driver, profile)
         driver, profile = load(url)
         try:
-            browser_bench = parse_bench(in_page(driver, SEARCH_BENCH))
-            browser_pico = parse_bench(in_page(driver, PICO_BENCH))
+            text, browser_cpu = cpu_timed(driver, SEARCH_BENCH)
+            browser_bench = parse_bench(text)
+            text, browser_pico_cpu = cpu_timed(driver, PICO_BENCH)
+            browser_pico = parse_bench(text)
             level, answers, per_search, searches = answer_times(driver, args.moves)
             agent = driver.execute_script("return navigator.userAgent")
         finally:
             close(driver, profile)
         from tools.wasm_port import run
 
-        node_bench = parse_bench(run(SEARCH_BENCH, tree=os.path.join(site, "py"), heap_bytes=16 << 20))
-        node_pico = parse_bench(run(PICO_BENCH, tree=os.path.join(site, "py"), heap_bytes=16 << 20))
+        import resource
+
+        def node(code):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            text = run(code, tree=os.path.join(site, "py"), heap_bytes=16 << 20)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            return parse_bench(text), (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+        node_bench, node_cpu = node(SEARCH_BENCH)
+        node_pico, node_pico_cpu = node(PICO_BENCH)
         sys.path.insert(0, os.path.join(ROOT, "bench"))
         import search_speed
 
+        t0 = time.process_time()
         with contextlib.redirect_stdout(io.StringIO()) as buf:
             search_speed.run(5)
+        cpython_cpu = time.process_time() - t0
         cpython = parse_bench(buf.getvalue())
     finally:
         httpd.shutdown()
@@ -207,14 +249,17 @@ def main(argv=None):
                 gz += len(gzip.compress(f.read(), 9))
     browser_name = re.search(r"(Headless)?Chrome/[\d.]+", agent)
     browser_name = browser_name.group(0) if browser_name else agent
+    def speed(result, cpu_s):
+        return "%d nodes/s wall clock, %d nodes per CPU second" % (result[2], result[0] / max(cpu_s, 1e-3))
+
     rows.append(("search bench (8 positions, depth 5, %d nodes): in the browser (%s, wasm, bytecode)"
-                 % (browser_bench[0], browser_name), "%d nodes/s" % browser_bench[2]))
-    rows.append(("the same on the wasm port under Node (%d nodes)" % node_bench[0], "%d nodes/s" % node_bench[2]))
+                 % (browser_bench[0], browser_name), speed(browser_bench, browser_cpu)))
+    rows.append(("the same on the wasm port under Node (%d nodes)" % node_bench[0], speed(node_bench, node_cpu)))
     rows.append(("the same on CPython %d.%d (%d nodes)" % (sys.version_info[0], sys.version_info[1], cpython[0]),
-                 "%d nodes/s" % cpython[2]))
+                 speed(cpython, cpython_cpu)))
     rows.append(("Pico bench set (3 positions, depth 3, %d nodes): in the browser" % browser_pico[0],
-                 "%d nodes/s" % browser_pico[2]))
-    rows.append(("the same on the wasm port under Node", "%d nodes/s" % node_pico[2]))
+                 speed(browser_pico, browser_pico_cpu)))
+    rows.append(("the same on the wasm port under Node", speed(node_pico, node_pico_cpu)))
     rows.append(("first screen (navigation start to the firmware's first state, loopback, nothing cached, "
                  "median of %d)" % len(firsts), "%.2f s (%s)" % (statistics.median(firsts) / 1000.0,
                                                                 ", ".join("%.2f" % (f / 1000.0) for f in firsts))))
