@@ -10,7 +10,10 @@ computer. Settings, the journal and statistics stay where they were, on the file
 import os
 import sys
 
-STALE_NOTE = ".reedchess-image"  # exists once the stale files were reported
+STALE_NOTE = ".reedchess-image"
+# While the chess computer is built, a collection every 32 KB allocated (stock MicroPython with
+# .mpy files needs one every 2 KB to keep its heap in one piece; the image has room to spare)
+BOOT_GC_THRESHOLD = 32768  # exists once the stale files were reported
 _STALE_PATHS = ("firmware", "boards", "main.py", "boot.py")
 
 
@@ -62,7 +65,9 @@ def install_book(path, data):
     return True
 
 
-def start(board_name, book_path):
+def start(board_name, book_path, tt_entries=0):
+    """Run the chess computer of board `board_name` (boards/<name>.py) with the book at
+    `book_path` and, if given, `tt_entries` in place of the config's transposition table."""
     report_stale()
     try:
         import reedchess_book
@@ -72,6 +77,9 @@ def start(board_name, book_path):
     except (ImportError, OSError) as exc:
         print("note: the opening book could not be written (%s): playing without it" % exc)
     board = __import__("boards." + board_name, None, None, ("CONFIG",))
+    if tt_entries:
+        board.CONFIG["tt_entries"] = tt_entries
+    board.CONFIG["boot_gc_threshold"] = BOOT_GC_THRESHOLD
     from firmware import app
 
     del sys.modules["firmware.frozen_main"]

@@ -78,6 +78,10 @@ FLASH_BASE = 0x10000000
 # Where the firmware's file system starts (MICROPY_HW_FLASH_STORAGE_BYTES of each board, from
 # the end of flash): an image larger than this would overwrite the board's files.
 FIRMWARE_ROOM = {"pico": 640 * 1024, "pico_w": 1200 * 1024, "pico2": 3072 * 1024, "pico2_w": 2560 * 1024}
+# The transposition table of each image (entries of 10 bytes): the frozen code leaves the heap
+# to the engine. A board's CONFIG may set its own ("image_tt_entries", e.g. boards/pico_w.py);
+# its "tt_entries" stays the size for stock MicroPython with .mpy files (`make flash`).
+IMAGE_TT_ENTRIES = {"pico": 8192, "pico_w": 4096, "pico2": 16384, "pico2_w": 16384}
 BOOK_PATH = "book.bin"  # where the frozen main writes the book on the board's file system
 APT_PACKAGES = "gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake"
 
@@ -291,16 +295,20 @@ def frozen_sources(board, root=ROOT):
     return files + fileset.board_files(board, root)
 
 
-def main_py(board):
+def image_tt_entries(board, root=ROOT):
+    return fileset.board_setting(board, "image_tt_entries", root) or IMAGE_TT_ENTRIES[board]
+
+
+def main_py(board, tt_entries):
     """The frozen main.py: the image's modules come first on sys.path (ahead of the file system,
     where files of an earlier `make flash` may still lie), then firmware/frozen_main.py starts
-    the chess computer."""
+    the chess computer with the image's transposition table."""
     return ("import sys\n"
             "if '.frozen' in sys.path:\n"
             "    sys.path.remove('.frozen')\n"
             "sys.path.insert(0, '.frozen')\n"
             "from firmware import frozen_main\n"
-            "frozen_main.start(%r, %r)\n" % (board, BOOK_PATH))
+            "frozen_main.start(%r, %r, %d)\n" % (board, BOOK_PATH, tt_entries))
 
 
 def book_module(book_bytes):
@@ -327,7 +335,7 @@ def stage(board, tree, root=ROOT, stage_dir=None):
     os.makedirs(folder, exist_ok=True)
     entries = [(root, rel) for rel in frozen_sources(board, root)]
     book = os.path.join(root, "firmware", "data", "book.bin")
-    generated = {"main.py": main_py(board)}
+    generated = {"main.py": main_py(board, image_tt_entries(board, root))}
     if os.path.exists(book):
         with open(book, "rb") as f:
             generated["reedchess_book.py"] = book_module(f.read())
@@ -437,6 +445,7 @@ def build_image(board, src=None, jobs=2, force=False, log=print, root=ROOT, out_
         "micropython_commit": MICROPYTHON_COMMIT, "source": source_id(tree), "key": key,
         "bin_bytes": len(image), "uf2_bytes": len(uf2), "firmware_room_bytes": FIRMWARE_ROOM[board],
         "frozen": frozen_module_names(build_dir), "book_path": BOOK_PATH,
+        "tt_entries": image_tt_entries(board, root),
         "bin_sha256": hashlib.sha256(image).hexdigest(),
     }
     with open(paths["json"], "w") as f:
