@@ -81,7 +81,7 @@ FIRMWARE_ROOM = {"pico": 640 * 1024, "pico_w": 1200 * 1024, "pico2": 3072 * 1024
 # The transposition table of each image (entries of 10 bytes): the frozen code leaves the heap
 # to the engine. A board's CONFIG may set its own ("image_tt_entries", e.g. boards/pico_w.py);
 # its "tt_entries" stays the size for stock MicroPython with .mpy files (`make flash`).
-IMAGE_TT_ENTRIES = {"pico": 8192, "pico_w": 4096, "pico2": 16384, "pico2_w": 16384}
+IMAGE_TT_ENTRIES = {"pico": 8192, "pico_w": 2048, "pico2": 16384, "pico2_w": 16384}
 BOOK_PATH = "book.bin"  # where the frozen main writes the book on the board's file system
 APT_PACKAGES = "gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake"
 
