@@ -4,6 +4,7 @@
     python -m host_sim --web [--port 8000]   # the web page on http://127.0.0.1:8000/
     python -m host_sim --board esp32s3 --human black --seed 3
     python -m host_sim --record game.log     # write every touch and button press to a sensor log
+    python -m host_sim --selftest            # switched on with *hint* held: the self-test
     python -m host_sim --replay game.log     # replay a sensor log (from the simulator or a real
                                              # board), show what the firmware made of it, go on
 """
@@ -13,6 +14,8 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SELFTEST_BUTTON = "hint"  # firmware/features/boot.py: held at power-on, it starts the self-test
+SELFTEST_HOLD_MS = 500
 
 
 def board_names():
@@ -49,6 +52,8 @@ def make_parser():
     p.add_argument("--speed", type=float, default=1.0, help="simulated time per real time in the live UIs"
                    " (default 1: the device's real pace)")
     p.add_argument("--lines", action="store_true", help="line-by-line UI even on a terminal")
+    p.add_argument("--selftest", action="store_true", help="switch on with *hint* held: the self-test"
+                   " (a long press of new moves to the next test; after the last the game starts)")
     return p
 
 
@@ -71,7 +76,12 @@ def build(args, header=None):
         if not 1 <= level <= len(LEVELS):
             raise ValueError("level must be 1..%d, got %d" % (len(LEVELS), level))
         kwargs["level"] = level - 1
+    if getattr(args, "selftest", False):
+        kwargs["held_at_boot"] = (SELFTEST_BUTTON,)
     sim = Simulator(seed=seed, human=human, board=board, **kwargs)
+    if getattr(args, "selftest", False):
+        sim.run(SELFTEST_HOLD_MS)  # the hand lets go of the button once the board is on
+        sim.release(SELFTEST_BUTTON)
     recorder = None
     if args.record:
         try:

@@ -59,7 +59,7 @@ class SimulatorError(RuntimeError):
 class Simulator:
     def __init__(self, seed=0, human="white", board="pico", fen=None, level=None, flash=None, ponder=None,
                  book=True, pieces=None, bounce=0, settings=None, tt_entries=None, show_targets=None, pass_us=None,
-                 sensor_log=None):
+                 sensor_log=None, held_at_boot=()):
         """`fen`: start a fresh game from this position (pieces set up accordingly);
         `level`: index into the level table (default: the firmware's default level);
         `flash`: a FakeFlash with a journal to resume from (its settings and game win);
@@ -68,7 +68,9 @@ class Simulator:
         `fen`, else the start position); `bounce`: contact bounces per touch; `pass_us`: the
         device time of one main-loop pass (default: the board's, see clock.py; a larger
         value simulates long idle stretches faster, more coarsely); `sensor_log`: a
-        firmware.features.sensor_log.SensorLog the App writes every debounced event to."""
+        firmware.features.sensor_log.SensorLog the App writes every debounced event to;
+        `held_at_boot`: buttons held down while the board is switched on (("hint",): the
+        self-test), released with release(name)."""
         if human not in SIDES:
             raise ValueError("human must be one of %s, got %r" % (", ".join(sorted(SIDES)), human))
         self.config = importlib.import_module("boards." + board).CONFIG
@@ -100,6 +102,8 @@ class Simulator:
         self._console_in = []
         self.console_lines = []
         self.log_lines = []
+        for name in held_at_boot:
+            self.electronics.press(name)
         self.app = App(self.hw, searcher, book=book_obj, journal=journal, ticks_ms=self.clock.firmware_ticks,
                        console=self, write=self.console_lines.append, settings=settings, start_fen=fen, seed=seed,
                        log=self.log_lines.append, sensor_log=sensor_log)

@@ -2,7 +2,7 @@
 computer for a board (build), show the hardware faults, first scan and resume from the
 journal (boot_app). Nothing here stays on the heap while the game runs.
 """
-from firmware.compat import const, ticks_diff
+from firmware.compat import const, forget, ticks_diff
 from firmware.compat import ticks_ms as _ticks_ms
 from firmware.app import GC_THRESHOLD_BYTES, App, StdinReader
 from firmware.engine.search import MOVE_STACK, Searcher
@@ -67,8 +67,26 @@ def init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settin
     self._oom_ms = None  # when the last MemoryError came (App.out_of_memory)
 
 
+SELFTEST_BUTTON = "hint"  # held while switching on: the self-test (features/selftest.py)
+
+
+def held_at_power_on(buttons, name):
+    """Is button `name` pressed right now? One raw read: at power-on a held button is firmly
+    closed. Active low (pull-up): pressed reads 0."""
+    names = buttons.names
+    return name in names and not buttons._get[names.index(name)]()
+
+
 def boot_app(self, now_ms):
-    """App.boot: first scan (taken as the settled board) and resume from the journal."""
+    """App.boot: the self-test if *hint* is held (features/selftest.py), first scan (taken as
+    the settled board) and resume from the journal."""
+    if held_at_power_on(self.buttons, SELFTEST_BUTTON):
+        from firmware import features
+
+        features.load("selftest").run(self.hw, self.ticks_ms, self.write)
+        features.drop("selftest")
+        forget("firmware.io.diagnostics")
+        now_ms = self.ticks_ms()
     self.now = now_ms
     self.sensors.scan_into(self.raw)
     self.debouncer.reset(self.raw, now_ms)

@@ -5,13 +5,17 @@
         diag.update(ticks_ms())      # never blocks; call every few ms
 
 Modes, in turn (a LONG press of any button moves to the next one, `next_mode()` too):
-- WALK: one LED after the other over all 64 cells (`step_ms` each) - dead LEDs stand out;
+- WALK: one LED after the other over all 64 cells (`step_ms` each), in chain order on a
+  chain of pixels - dead LEDs and a broken chain stand out;
 - SENSORS: live sensor map, every occupied cell lit - move a magnet over each square;
 - FAULTS: chattering cells blink fast, cells that differ from `expected` (default: an empty
   board - take all pieces off first) blink slow; the display shows the counts;
 - BUTTONS: the display names the last button and press kind; each press clicks (here only
   a long press of the first button, "new", moves on).
-`report()` returns the fault findings as text lines (for a serial console).
+With `leave_after_last=True` (the self-test at power-on, firmware/features/selftest.py) the
+move on from the last mode sets `done` instead of starting over.
+`report()` returns the fault findings as text lines (for a serial console). Squares are named
+by their cell (cell 0 = a1, 7 = h1, 63 = h8: the cells after the board's cell map).
 """
 from firmware.compat import ticks_diff
 from firmware.io.buttons import LONG, SHORT
@@ -101,9 +105,26 @@ def stuck_report(deb, expected_bitmap):
     return out
 
 
+NEXT_HELP = "long new: next"
+CLEAR_BOARD_HINT = 8  # this many stuck switches: the pieces are likely still on the board
+
+
+def cell_name(cell):
+    """'a1' .. 'h8' for cell 0..63 (file = cell & 7, rank = cell >> 3)."""
+    return "abcdefgh"[cell & 7] + str((cell >> 3) + 1)
+
+
+def _names(cells, most=4):
+    """'a1 c3 h8' for the first `most` cells of a list, '+' when there are more."""
+    text = " ".join(cell_name(c) for c in cells[:most])
+    return text + (" +" if len(cells) > most else "")
+
+
 class Diagnostics:
-    def __init__(self, hw, debouncer=None, step_ms=150, expected=None):
+    def __init__(self, hw, debouncer=None, step_ms=150, expected=None, leave_after_last=False):
         self.hw = hw
+        self.leave_after_last = leave_after_last
+        self.done = False
         cfg = getattr(hw, "config", None) or {}
         self.debouncer = debouncer or ChatterDebouncer(cfg.get("debounce_ms", 30))
         self.step_ms = step_ms
@@ -116,10 +137,15 @@ class Diagnostics:
         self._walk_cell = -1
 
     def next_mode(self):
+        if self.leave_after_last and self.mode == len(MODE_NAMES) - 1:
+            self.done = True
+            self.hw.leds.clear()
+            return
         self.set_mode((self.mode + 1) % len(MODE_NAMES))
 
     def set_mode(self, mode):
         self.mode = mode
+        self.last_button = None  # the press that moved on is no test of its own
         self._mode_start_ms = None
         self._walk_cell = -1
         self.hw.leds.clear()
@@ -170,13 +196,23 @@ class Diagnostics:
 
     def _walk(self, now_ms):
         elapsed = ticks_diff(now_ms, self._mode_start_ms)
-        cell = (elapsed // self.step_ms) % 64
+        step = (elapsed // self.step_ms) % 64
+        # A chain of pixels is walked in its own order, so a break shows where it is: every
+        # LED after it stays dark. Other LED kinds are walked cell by cell.
+        pixel_of = getattr(self.hw.leds, "_pixel_of", None)  # cell -> pixel along the chain
+        cell = step
+        if pixel_of is not None:
+            for c in range(64):
+                if pixel_of[c] == step:
+                    cell = c
+                    break
         if cell != self._walk_cell:
             if self._walk_cell >= 0:
                 self.hw.leds.set(self._walk_cell, 0)
             self.hw.leds.set(cell, ON)
             self._walk_cell = cell
-            self._say((MODE_NAMES[WALK], "cell %d" % cell, "row %d col %d" % (cell >> 3, cell & 7)))
+            self._say((MODE_NAMES[WALK], "cell %d %s" % (cell, cell_name(cell)),
+                       "row %d col %d" % (cell >> 3, cell & 7), NEXT_HELP))
 
     def _sensors(self):
         stable = self.debouncer.stable
@@ -186,7 +222,7 @@ class Diagnostics:
             self.hw.leds.set(c, ON if occupied else 0)
             if occupied:
                 n += 1
-        self._say((MODE_NAMES[SENSORS], "%d closed" % n))
+        self._say((MODE_NAMES[SENSORS], "%d closed" % n, NEXT_HELP))
 
     def _faults(self):
         leds = self.hw.leds
@@ -198,20 +234,24 @@ class Diagnostics:
             leds.set(c, BLINK_SLOW | ERROR)
         for c in chatter:
             leds.set(c, BLINK_FAST | ERROR)
-        self._say((MODE_NAMES[FAULTS], "%d chatter" % len(chatter), "%d stuck" % len(stuck)))
+        self._say((MODE_NAMES[FAULTS], "%d stuck %s" % (len(stuck), _names([c for c, _ in stuck])),
+                   "%d chatter %s" % (len(chatter), _names(chatter)),
+                   "clear the board" if len(stuck) >= CLEAR_BOARD_HINT else NEXT_HELP))
 
     def _buttons(self):
+        last = NEXT_HELP + (": end" if self.leave_after_last else "")
         if self.last_button is None:
-            self._say((MODE_NAMES[BUTTONS], "press a button"))
+            self._say((MODE_NAMES[BUTTONS], "press a button", "", last))
         else:
             name, kind = self.last_button
-            self._say((MODE_NAMES[BUTTONS], name, "long" if kind == LONG else "short"))
+            self._say((MODE_NAMES[BUTTONS], name, "long" if kind == LONG else "short", last))
 
     def report(self):
         """Fault findings as text lines (allocates; for a console)."""
         lines = []
         for c, kind in stuck_report(self.debouncer, self.expected):
-            lines.append("cell %d: switch %s" % (c, "closed (stuck?)" if kind == STUCK_CLOSED else "open (stuck?)"))
+            lines.append("cell %d (%s): switch %s" % (c, cell_name(c), "closed (stuck?)" if kind == STUCK_CLOSED
+                                                      else "open (stuck?)"))
         for c in chatter_report(self.debouncer):
-            lines.append("cell %d: chattering" % c)
+            lines.append("cell %d (%s): chattering" % (c, cell_name(c)))
         return lines
