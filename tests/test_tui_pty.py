@@ -91,7 +91,7 @@ def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
     seen_ponder = False
     try:
         _wait_for(sock, lambda t: "Reedchess simulator" in t and "Your move" in t, 60)
-        deadline = time.monotonic() + 420
+        deadline = time.monotonic() + 600
         last_change, last_text = time.monotonic(), ""
         plies = 0
         while time.monotonic() < deadline:
@@ -148,7 +148,7 @@ def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
                 plies += 1
             else:
                 time.sleep(0.2)
-            if plies >= 44:
+            if plies >= 41:
                 break
         _type(sock, "save %s" % pgn)
         _wait_for(sock, lambda t: "saved the game" in t, 20)
