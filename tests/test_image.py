@@ -25,7 +25,6 @@ import json
 import os
 import re
 import struct
-import subprocess
 import time
 
 import chess
@@ -33,7 +32,7 @@ import pytest
 
 from tests.emulated_helper import ConsolePlayer
 from tools import image
-from tools.emulated_pico import RP_DIR, EmulatedPico, free_port, unavailable
+from tools.emulated_pico import DeviceError, unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.pico]
 
@@ -64,7 +63,13 @@ def built(board):
         why = build_unavailable()
         if why:
             pytest.skip(why)
-        _built[board] = image.build_image(board, log=None)
+        from tools.emulated_pico import _lock
+
+        lock = _lock(os.path.join(image.STAGE_ROOT, "%s.lock" % board))  # pytest workers build it once
+        try:
+            _built[board] = image.build_image(board, log=None)
+        finally:
+            lock.close()
     return _built[board]
 
 
@@ -92,45 +97,30 @@ def write_uf2(flash_path, uf2_path):
         f.write(flash)
 
 
-class ImagePico(EmulatedPico):
-    """The emulated Pico (tools/emulated_pico.py's runner) powered on from a whole flash image."""
+def image_pico(flash_path, board="pico"):
+    """An emulated Pico at the pins (host_sim/rp2040/board.mjs: the buttons pulled up, the
+    display on its bus, no pieces on the switches) powered on from a whole flash image: the
+    frozen main runs by itself. Console lines and the REPL over its USB serial, as EmulatedPico."""
+    import importlib
 
-    def __init__(self, flash_path, **kw):
-        EmulatedPico.__init__(self, **kw)
-        self.flash_path = flash_path
+    from host_sim.rp2040.pico_board import PinPico, board_model
 
-    def start(self):
-        why = unavailable()
-        if why:
-            raise RuntimeError(why)
-        self.port = free_port()
-        self.log_path = os.path.join(image.CACHE, "image-pico-%d.log" % self.port)
-        self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(["node", "run.mjs", "--image", self.flash_path, "--tcp", str(self.port),
-                                      "--quiet"], cwd=RP_DIR, stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                self.connect()
-                return self
-            except OSError:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    raise RuntimeError("the runner did not listen: %s" % self._runner_log()) from None
-                time.sleep(0.1)
+    class ImagePico(PinPico):
+        def to_repl(self):
+            """Ctrl-C until the REPL answers (the frozen main stops)."""
+            deadline = time.monotonic() + 120
+            while True:
+                self.write(b"\x03")
+                try:
+                    self.read_until(b">>> ", timeout=2)
+                    self.buf = b""
+                    return
+                except DeviceError:
+                    if time.monotonic() > deadline:
+                        raise
 
-    def to_repl(self):
-        """Ctrl-C until the REPL answers (the frozen main stops)."""
-        deadline = time.monotonic() + 120
-        while True:
-            self.write(b"\x03")
-            try:
-                self.read_until(b">>> ", timeout=2)
-                self.buf = b""
-                return
-            except Exception:
-                if time.monotonic() > deadline:
-                    raise
+    config = importlib.import_module("boards." + board).CONFIG
+    return ImagePico(board_model(config), flash_image=os.path.abspath(flash_path))
 
 
 def _need_emulator():
@@ -236,7 +226,7 @@ def test_whole_game_at_the_strongest_level_keeps_60_kb_free(pico_flash, tmp_path
     from tests.test_fit_pico import play_whole_game, strongest_level
 
     level, name = strongest_level()
-    p = ImagePico(pico_flash)  # the runner reads the file: the flash it changes stays in memory
+    p = image_pico(pico_flash)  # the runner reads the file: the flash it changes stays in memory
     p.start()
     try:
         player = ConsolePlayer(p)
@@ -325,7 +315,7 @@ def test_a_board_flashed_before_runs_the_frozen_modules(tmp_path):
 def test_frozen_modules_come_first(pico_flash):
     """At the REPL of the image (the frozen main stopped): .frozen leads sys.path and a module
     file on the file system does not shadow the frozen one."""
-    p = ImagePico(pico_flash)
+    p = image_pico(pico_flash)
     p.start()
     try:
         player = ConsolePlayer(p)

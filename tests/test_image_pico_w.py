@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from tests.test_image import ImagePico, built, erased_flash_with
+from tests.test_image import built, erased_flash_with, image_pico
 from tests.emulated_helper import ConsolePlayer
 from tools import image
 from tools.emulated_pico import unavailable
@@ -30,6 +30,10 @@ TLS_SESSIONS = 3
 
 MEASURE = """
 import gc, sys
+for name in list(sys.modules):  # what the frozen main's run left (its config was changed in place)
+    if name.startswith(('firmware', 'boards')):
+        del sys.modules[name]
+gc.collect()
 import boards.pico_w as board
 board.CONFIG['tt_entries'] = %(tt)d
 board.CONFIG['boot_gc_threshold'] = 32768
@@ -60,7 +64,8 @@ def pico_w(tmp_path_factory):
     why = unavailable()
     if why:
         pytest.skip(why)
-    p = ImagePico(erased_flash_with(info["paths"]["bin"], str(tmp_path_factory.mktemp("image") / "pico_w.img")))
+    p = image_pico(erased_flash_with(info["paths"]["bin"], str(tmp_path_factory.mktemp("image") / "pico_w.img")),
+                   "pico_w")
     p.start()
     try:
         p.info = info
