@@ -34,19 +34,16 @@ import traceback
 
 from firmware.app import App
 from firmware.features.boot import make_searcher
-from firmware.controller import ui as _ui
 from firmware.controller.journal import Journal
 from firmware.controller.settings import BLACK, NOBODY, WHITE, Settings
-from firmware.engine.fen import START_FEN, fen
+from firmware.engine.fen import START_FEN
 from firmware.engine.levels import DEFAULT_LEVEL
-from firmware.engine.notation import uci
-from firmware.io.leds import MODE_MASK
 from host_sim.clock import SimClock, SimulatorClosed, device_speed
 from host_sim.electronics import build_simulated
 from host_sim.flash import FakeFlash, PowerCut
-from host_sim.physical import PhysicalBoard, cell_name, cell_of
+from host_sim.physical import PhysicalBoard, cell_of
+from host_sim.readout import PATTERN_NAMES, FirmwareReadout  # noqa: F401 (PATTERN_NAMES: as before)
 
-PATTERN_NAMES = ("off", "on", "blink", "blink-fast")
 HAND_MS = 250  # pause between two touches of one move
 BOOT_MS = 50
 SIDES = {"white": BLACK, "black": WHITE, "both": NOBODY, "none": NOBODY}
@@ -56,7 +53,7 @@ class SimulatorError(RuntimeError):
     """The firmware thread died; the message holds its traceback."""
 
 
-class Simulator:
+class Simulator(FirmwareReadout):
     def __init__(self, seed=0, human="white", board="pico", fen=None, level=None, flash=None, ponder=None,
                  book=True, pieces=None, bounce=0, settings=None, tt_entries=None, show_targets=None, pass_us=None,
                  sensor_log=None, held_at_boot=()):
@@ -265,72 +262,11 @@ class Simulator:
     def release(self, name):
         self.electronics.release(name)
 
-    # ---- what the firmware shows ----------------------------------------------------------------
-    def lit(self):
-        out = {}
-        leds = self.hw.leds
-        for cell in range(64):
-            p = leds.pattern(cell) & MODE_MASK
-            if p:
-                out[cell_name(cell)] = PATTERN_NAMES[p]
-        return out
-
-    def computer_move(self):
-        c = self.controller
-        if c.phase == _ui.SHOWING and c.shown_move:
-            return uci(c.shown_move)
-        return None
-
-    def game(self):
-        return self.controller.game.uci_moves()
-
-    def fen(self):
-        return fen(self.controller.game.position)
-
+    # ---- what the firmware shows (lit, computer_move, game, fen, thinking_line, state: readout.py)
     def display_text(self):
         """The display's lines as read back from its RAM ([] on boards without a display)."""
         disp = self.electronics.display
         return disp.read_text() if disp is not None else []
-
-    def thinking_line(self):
-        c = self.controller
-        if c.searching == 0:
-            return ""
-        parts = ["depth %d" % c.depth]
-        if c.mate_in:
-            parts.append("mate %d" % c.mate_in)
-        elif c.score_cp is not None:
-            parts.append("%+.2f" % (c.score_cp / 100.0))
-        return " ".join(parts)
-
-    def state(self):
-        c = self.controller
-        game = c.game
-        return {
-            "phase": _ui.PHASE_NAMES[c.phase],
-            "thinking": c.searching == 1 or (c.phase == _ui.THINKING and not c.paused),
-            "busy": c.phase == _ui.THINKING and not c.paused or c.hint_wanted,
-            "pondering": c.searching == 2,
-            "result": game.result,
-            "reason": game.reason_name() if game.over else "",
-            "start_fen": game.start_fen,
-            "level": c.settings.level,
-            "level_name": c.level_name(c.settings.level),
-            "computer": ("white", "black", "nobody")[c.settings.computer_side >> 3],
-            "paused": c.paused,
-            "menu": ("", "level", "options")[c.menu],
-            "hint": uci(c.hint_move) if c.hint_move else None,
-            "ponder_move": uci(c.ponder_move) if c.ponder_move else None,
-            "score_cp": c.score_cp,
-            "mate_in": c.mate_in,
-            "depth": c.depth,
-            "message": c.message,
-            "errors": c.errors_shown,
-            "text": list(c.ui.text() or ()),
-            "searches": self.app.searches,
-            "nodes": self.app.work_nodes,
-            "now_ms": self.now_ms(),
-        }
 
     def buzzer_tones(self):
         """[(time_ms, frequency_hz)] of every tone the buzzer started."""

@@ -403,6 +403,32 @@ class Table:
         if mover in "Pp" and (to >> 3) in (0, 7):
             self._choose_promotion(promo or "q")
 
+    def click(self, square=None, *rest):
+        """A click on `square` in a web page, decided on this table's state when it runs: lift
+        the piece there if the hand is empty, else put the piece down (on an occupied square:
+        take the piece there off first, a capture). `rest`: an optional piece letter to put
+        down (from the hand or off the board) and/or "lift" (shift-click: lift even while
+        holding a piece). CommandError if the click can do nothing (an empty square and an
+        empty hand). A page must not decide this itself: its copy of the state is always a
+        little old, and a click judged on an old state is lost (host_sim/web.py)."""
+        letters = [r for r in rest if r.lower() != "lift"]
+        if square is None or len(letters) > 1 or len(rest) > 2:
+            raise CommandError("usage: click e4 [piece letter] [lift]")
+        sq = square.lower()
+        lift_only = len(letters) < len(rest)
+        letter = letters[0] if letters else None
+        occupied = square_index(sq) in self.pieces
+        holding = bool(self.hand) or letter is not None
+        if occupied and (lift_only or not holding):
+            self.lift(sq)
+        elif occupied:  # a capture: the piece there comes off, then the one in hand goes down
+            self.lift(sq)
+            self.place(sq, letter)
+        elif holding:
+            self.place(sq, letter)
+        else:
+            raise CommandError("nothing in hand to put on %s: click a piece to lift it first" % sq)
+
     def _choose_promotion(self, letter):
         """The board cannot see which piece replaced the pawn: once the firmware asks
         (phase 'promote'), step its choice (queen, rook, bishop, knight) with the hint
@@ -485,6 +511,8 @@ class Table:
             if cmd in ("press", "hold"):
                 self._need(args, 1, "%s hint" % cmd)
             self.press(name, long=long)
+        elif cmd == "click":  # the web pages' click on a square (see click)
+            self.click(*args)
         elif cmd == "do":
             move = self.sim.computer_move()
             if not move:

@@ -39,7 +39,7 @@ from http.server import BaseHTTPRequestHandler
 
 from host_sim.http_server import QuietHTTPServer
 from host_sim.simulator import SimulatorError
-from host_sim.tui import CommandError, Quit, internal_error, square_index
+from host_sim.tui import CommandError, Quit, internal_error
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
@@ -117,11 +117,7 @@ class WebSimulator:
         with self.lock:
             self.rev += 1
             try:
-                words = line.split()
-                if words and words[0].lower() == "click":
-                    reply = self.click(*words[1:])
-                else:
-                    reply = self.table.execute(line, settle=False)
+                reply = self.table.execute(line, settle=False)  # `click` included (Table.click)
             except Quit:
                 return {"ok": False, "error": "close the browser tab to leave (Ctrl-C stops the server)"}
             except ValueError as e:
@@ -134,28 +130,8 @@ class WebSimulator:
             return {"ok": True, "reply": reply, "state": self._snapshot()}
 
     def click(self, square=None, *rest):
-        """The page's click on `square` (see the module docstring); `rest`: an optional piece
-        letter to put down (from the hand or off the board) and/or "lift" (shift-click: lift
-        even while holding a piece). Returns the reply text; CommandError if the click can do
-        nothing (an empty square and an empty hand)."""
-        letters = [r for r in rest if r.lower() != "lift"]
-        if square is None or len(letters) > 1 or len(rest) > 2:
-            raise CommandError("usage: click e4 [piece letter] [lift]")
-        sq = square.lower()
-        lift_only = len(letters) < len(rest)
-        letter = letters[0] if letters else None
-        table = self.table
-        occupied = square_index(sq) in table.pieces
-        holding = bool(table.hand) or letter is not None
-        if occupied and (lift_only or not holding):
-            table.lift(sq)
-        elif occupied:  # a capture: the piece there comes off, then the one in hand goes down
-            table.lift(sq)
-            table.place(sq, letter)
-        elif holding:
-            table.place(sq, letter)
-        else:
-            raise CommandError("nothing in hand to put on %s: click a piece to lift it first" % sq)
+        """The page's click on `square`: Table.click (see the module docstring)."""
+        self.table.click(square, *rest)
         return ""
 
     def pgn(self):

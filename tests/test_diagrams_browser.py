@@ -5,48 +5,25 @@ labels and every square are laid out with a size. With REEDCHESS_SCREENSHOTS=1 (
 test-browser) a PNG preview of each goes into docs/img/ beside its SVG, else into a
 temporary folder. Skipped, with the reason, when chromium, chromedriver or selenium is missing."""
 import os
-import shutil
-import tempfile
 
 import pytest
 
 from boards.config import pin_roles
 from tools.diagrams.configs import board_names, load
+from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium
 from tests.mpy import ROOT
 
 IMG = os.path.join(ROOT, "docs", "img")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-CHROME_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--hide-scrollbars", "--window-size=1600,2000")
 PREVIEWS = IMG if os.environ.get("REEDCHESS_SCREENSHOTS") else None
 DRAWINGS = [(kind, name) for name in board_names() for kind in ("wiring", "board")]
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
-                       reason="no headless browser: install Debian chromium + chromium-driver (make test-browser)"),
-]
+pytestmark = [pytest.mark.browser, SKIP_WITHOUT_BROWSER]
 
 
 @pytest.fixture(scope="module")
 def driver():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="reedchess-chromium-")
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for flag in CHROME_FLAGS + ("--user-data-dir=" + profile,):
-        opts.add_argument(flag)
-    d = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    try:
+    with chromium(window="1600,2000", extra_flags=("--hide-scrollbars",)) as d:
         yield d
-    finally:
-        d.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.mark.parametrize("kind,name", DRAWINGS, ids=["%s-%s" % d for d in DRAWINGS])

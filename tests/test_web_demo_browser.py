@@ -9,7 +9,6 @@ chromium + chromedriver, selenium or the wasm port (`make test-browser`, `make e
 import functools
 import os
 import shutil
-import tempfile
 import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -17,22 +16,13 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import chess
 import pytest
 
+from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium
 from tools import web_demo
 from tools.wasm_port import unavailable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCREENSHOTS = os.path.join(ROOT, "docs", "img") if os.environ.get("REEDCHESS_SCREENSHOTS") else None
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-CHROME_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--window-size=1180,900")
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
-                       reason="no headless browser: install Debian chromium + chromium-driver (make test-browser)"),
-]
+pytestmark = [pytest.mark.browser, SKIP_WITHOUT_BROWSER]
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -65,24 +55,9 @@ def site(tmp_path_factory):
 
 @pytest.fixture
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install '.[test]')")
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="reedchess-chromium-")
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for flag in CHROME_FLAGS + ("--user-data-dir=" + profile,):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
-    driver.implicitly_wait(0)
-    driver.set_script_timeout(60)
-    try:
+    with chromium(window="1180,900", console_log=True) as driver:
+        driver.set_script_timeout(60)
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture

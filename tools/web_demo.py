@@ -42,7 +42,7 @@ STATIC = os.path.join(ROOT, "host_sim", "static")
 DEMO = os.path.join(ROOT, "web_demo")
 BOARDS = ("pico", "pico2", "esp32", "esp32s3")  # as web_demo/demo_board.py BOARDS and page.js
 HOST_SIM = ("host_sim/__init__.py", "host_sim/pins.py", "host_sim/electronics.py", "host_sim/physical.py",
-            "host_sim/tui.py")
+            "host_sim/readout.py", "host_sim/tui.py")
 PORT_FILES = ("micropython.mjs", "micropython.wasm")
 # What index.html of the simulator becomes (each must be found exactly once: a change there
 # that breaks the demo fails the build, not the page).

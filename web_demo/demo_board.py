@@ -29,20 +29,17 @@ import json
 import sys
 
 from firmware.app import App
-from firmware.controller import ui as _ui
 from firmware.controller.settings import BLACK, NOBODY, WHITE, Settings
-from firmware.engine.fen import START_FEN, fen
+from firmware.engine.fen import START_FEN
 from firmware.engine.levels import DEFAULT_LEVEL
-from firmware.engine.notation import uci
 from firmware.features.boot import make_searcher
-from firmware.io.leds import MODE_MASK
 from host_sim.electronics import build_simulated
-from host_sim.physical import cell_name, cell_of
-from host_sim.tui import CommandError, Quit, Table, square_index
+from host_sim.physical import cell_of
+from host_sim.readout import FirmwareReadout
+from host_sim.tui import Quit, Table
 
 BOARDS = ("pico", "pico2", "esp32", "esp32s3")  # the boards whose drivers the page can show
 SIDES = {"white": BLACK, "black": WHITE, "both": NOBODY}
-PATTERN_NAMES = ("off", "on", "blink", "blink-fast")
 STATE_EVERY_MS = 100  # the page gets a state at most this often (and after every line)
 SEARCH_STATE_EVERY_MS = 400  # ... and while the engine thinks (decoding the display costs ~20 ms)
 MAIL_EVERY_MS = 15  # the search's poll reads the page's lines at most this often
@@ -72,7 +69,7 @@ class DemoApp(App):
         return App._poll(self, searcher)
 
 
-class DemoBoard:
+class DemoBoard(FirmwareReadout):
     """The `sim` a host_sim Table drives (see host_sim/simulator.py for the same API on
     simulated time), here on real time and without threads."""
 
@@ -150,28 +147,8 @@ class DemoBoard:
         self._releases.append((name, self.ticks() + held))
         self.run(held + 20)
 
-    # ---- what the firmware shows (as host_sim.Simulator) ----------------------------------
-    def lit(self):
-        out = {}
-        leds = self.hw.leds
-        for cell in range(64):
-            p = leds.pattern(cell) & MODE_MASK
-            if p:
-                out[cell_name(cell)] = PATTERN_NAMES[p]
-        return out
-
-    def computer_move(self):
-        c = self.controller
-        if c.phase == _ui.SHOWING and c.shown_move:
-            return uci(c.shown_move)
-        return None
-
-    def game(self):
-        return self.controller.game.uci_moves()
-
-    def fen(self):
-        return fen(self.controller.game.position)
-
+    # ---- what the firmware shows (lit, computer_move, game, fen, thinking_line, state: ----
+    # ---- host_sim/readout.py, shared with host_sim.Simulator) ------------------------------
     def display_text(self):
         """The display's lines, decoded from its RAM again only when the RAM changed."""
         disp = self.electronics.display
@@ -182,38 +159,6 @@ class DemoBoard:
             self._ram = ram
             self._text = disp.read_text()
         return self._text
-
-    def thinking_line(self):
-        c = self.controller
-        if c.searching == 0:
-            return ""
-        parts = ["depth %d" % c.depth]
-        if c.mate_in:
-            parts.append("mate %d" % c.mate_in)
-        elif c.score_cp is not None:
-            parts.append("%+.2f" % (c.score_cp / 100.0))
-        return " ".join(parts)
-
-    def state(self):
-        c = self.controller
-        game = c.game
-        return {
-            "phase": _ui.PHASE_NAMES[c.phase],
-            "thinking": c.searching == 1 or (c.phase == _ui.THINKING and not c.paused),
-            "busy": c.phase == _ui.THINKING and not c.paused or c.hint_wanted,
-            "pondering": c.searching == 2,
-            "result": game.result,
-            "start_fen": game.start_fen,
-            "level": c.settings.level,
-            "level_name": c.level_name(c.settings.level),
-            "hint": uci(c.hint_move) if c.hint_move else None,
-            "ponder_move": uci(c.ponder_move) if c.ponder_move else None,
-            "score_cp": c.score_cp,
-            "mate_in": c.mate_in,
-            "depth": c.depth,
-            "nodes": self.app.work_nodes,
-            "searches": self.app.searches,
-        }
 
     # ---- the worker's calls ---------------------------------------------------------------
     def tick(self):
@@ -258,11 +203,7 @@ class DemoBoard:
         """One line from the page (a Table command or `click`); posts the answer."""
         ok, reply = True, ""
         try:
-            words = line.split()
-            if words and words[0].lower() == "click":
-                reply = self.click(*words[1:])
-            else:
-                reply = self.table.execute(line, settle=False)
+            reply = self.table.execute(line, settle=False)  # `click` included (Table.click)
         except Quit:
             ok, reply = False, "close the browser tab to leave"
         except ValueError as exc:  # CommandError: what the person typed cannot be done
@@ -274,29 +215,6 @@ class DemoBoard:
             ok, reply = False, self.report(exc)
         self._send({"type": "reply", "id": ident, "ok": ok, "reply" if ok else "error": reply,
                     "state": self.snapshot()})
-
-    def click(self, square=None, *rest):
-        """The page's click on `square`, decided on the board's state when it runs (as
-        host_sim/web.py's click: lift, put down, capture; `lift`: lift even with a full hand)."""
-        letters = [r for r in rest if r.lower() != "lift"]
-        if square is None or len(letters) > 1 or len(rest) > 2:
-            raise CommandError("usage: click e4 [piece letter] [lift]")
-        sq = square.lower()
-        lift_only = len(letters) < len(rest)
-        letter = letters[0] if letters else None
-        table = self.table
-        occupied = square_index(sq) in table.pieces
-        holding = bool(table.hand) or letter is not None
-        if occupied and (lift_only or not holding):
-            table.lift(sq)
-        elif occupied:
-            table.lift(sq)
-            table.place(sq, letter)
-        elif holding:
-            table.place(sq, letter)
-        else:
-            raise CommandError("nothing in hand to put on %s: click a piece to lift it first" % sq)
-        return ""
 
     def report(self, exc):
         """Say on the page that the firmware raised `exc` (with the traceback); returns the text."""
