@@ -339,3 +339,29 @@ def test_image_json_matches_its_files():
 
         assert hashlib.sha256(f.read()).hexdigest() == on_disk["bin_sha256"]
     assert on_disk["micropython"] == image.MICROPYTHON_VERSION and on_disk["board"] == "pico"
+
+
+def test_missing_toolchain_says_what_to_install(monkeypatch):
+    import shutil
+
+    real = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "arm-none-eabi-gcc" else real(name))
+    why = image.toolchain_missing()
+    assert why and "arm-none-eabi-gcc" in why and image.APT_PACKAGES in why
+    with pytest.raises(image.ImageError, match="apt-get install"):
+        image.build_image("pico", log=None)
+
+
+def test_mpy_tool_fix_is_applied_once(tmp_path):
+    tools_dir = tmp_path / "tools"
+    tools_dir.mkdir()
+    text = "before\n" + image.MPY_TOOL_ALIGN_OLD + "\n            MP_NATIVE_ARCH_XTENSAWIN,\nafter\n"
+    (tools_dir / "mpy-tool.py").write_text(text)
+    assert image.fix_mpy_tool(str(tmp_path), log=None) is True
+    fixed = (tools_dir / "mpy-tool.py").read_text()
+    assert "MP_NATIVE_ARCH_ARMV6M,  # Reedchess fix" in fixed and fixed.startswith("before\n")
+    assert image.fix_mpy_tool(str(tmp_path), log=None) is False
+    assert (tools_dir / "mpy-tool.py").read_text() == fixed
+    (tools_dir / "mpy-tool.py").write_text("something else\n")
+    with pytest.raises(image.ImageError, match="cannot apply"):
+        image.fix_mpy_tool(str(tmp_path), log=None)
