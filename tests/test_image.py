@@ -365,3 +365,23 @@ def test_mpy_tool_fix_is_applied_once(tmp_path):
     (tools_dir / "mpy-tool.py").write_text("something else\n")
     with pytest.raises(image.ImageError, match="cannot apply"):
         image.fix_mpy_tool(str(tmp_path), log=None)
+
+
+def test_frozen_main_reports_old_files_once_and_installs_the_book(tmp_path, monkeypatch):
+    from firmware import frozen_main
+
+    monkeypatch.chdir(tmp_path)
+    said = []
+    assert frozen_main.report_stale(said.append) is False and said == []  # a new board: nothing old
+    (tmp_path / frozen_main.STALE_NOTE).unlink()
+    (tmp_path / "firmware").mkdir()
+    (tmp_path / "main.py").write_text("old")
+    assert frozen_main.report_stale(said.append) is True
+    assert len(said) == 1 and "firmware, main.py" in said[0] and "mpremote rm -r :firmware :main.py" in said[0]
+    assert frozen_main.report_stale(said.append) is False and len(said) == 1  # once
+    book = bytes(range(256)) * 3
+    assert frozen_main.install_book("book.bin", book) is True
+    assert (tmp_path / "book.bin").read_bytes() == book
+    assert frozen_main.install_book("book.bin", book) is False  # the same book stays
+    other = b"\x01" + book[1:]
+    assert frozen_main.install_book("book.bin", other) is True and (tmp_path / "book.bin").read_bytes() == other
