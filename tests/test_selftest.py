@@ -4,6 +4,7 @@ the button test follow one another on a long press of *new*; after the last one 
 computer starts with its saved game untouched."""
 import pytest
 
+from boards.pico import CONFIG as PICO
 from host_sim import Simulator
 from host_sim.tui import square_index
 
@@ -121,3 +122,16 @@ def occupied_squares(sim):
         if sim.electronics.cell_occupied(cell):
             occ.add("abcdefgh"[cell & 7] + str((cell >> 3) + 1))
     return occ
+
+
+def test_buttons_that_all_read_pressed_start_no_self_test(saved_game):
+    """Lines with no pull-ups float low: every button reads pressed, which no hand does."""
+    flash, game, pieces = saved_game
+    sim = Simulator(seed=4, level=FUN, book=False, flash=flash, pieces=pieces,
+                    held_at_boot=tuple(PICO["buttons"]))
+    try:
+        sim.run(500)
+        assert sim.display_text()[0] != "Self-test"
+        assert sim.game() == game
+    finally:
+        sim.close()

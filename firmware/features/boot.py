@@ -72,9 +72,15 @@ SELFTEST_BUTTON = "hint"  # held while switching on: the self-test (features/sel
 
 def held_at_power_on(buttons, name):
     """Is button `name` pressed right now? One raw read: at power-on a held button is firmly
-    closed. Active low (pull-up): pressed reads 0."""
+    closed. Active low (pull-up): pressed reads 0. When every button reads pressed, none is:
+    the lines float low (no pull-ups, e.g. a board model without them, or buttons not wired)."""
     names = buttons.names
-    return name in names and not buttons._get[names.index(name)]()
+    if name not in names or buttons._get[names.index(name)]():
+        return False
+    for get in buttons._get:
+        if get():
+            return True  # another button reads released: this one is really held
+    return False
 
 
 def boot_app(self, now_ms):
