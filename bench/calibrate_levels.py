@@ -493,8 +493,9 @@ def timed_markdown(curve, rows, speeds):
     lines = [head, "|---:|---|---:|" + "---:|" * len(speeds)]
     for index, name, kind, ms, cells in rows:
         when = _seconds(ms) + ("" if kind == levels.MOVETIME else " (mean)")
-        lines.append("| %d | %s | %s | %s |" % (index + 1, name, when,  # levels are numbered from 1 " | ".join(
-            "%s (%s)" % (_elo_text(elo, mark, False), "{:,}".format(nodes)) for _, nodes, elo, mark in cells)))
+        cell_text = " | ".join("%s (%s)" % (_elo_text(elo, mark, False), "{:,}".format(nodes))
+                               for _, nodes, elo, mark in cells)
+        lines.append("| %d | %s | %s | %s |" % (index + 1, name, when, cell_text))  # levels are numbered from 1
     return "\n".join(lines)
 
 
