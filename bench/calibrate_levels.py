@@ -512,9 +512,12 @@ def replace_marked(text, table):
     return text[:i + len(DOCS_BEGIN)] + "\n" + table + "\n" + text[j:]
 
 
-def timed(measured=MEASURED, overrides=None, moves=GAME_MOVES, markdown=False, update_docs=None):
+def timed(measured=MEASURED, overrides=None, moves=GAME_MOVES, markdown=False, update_docs=None, slots=None):
+    """`slots`: {chip: table size} instead of the board configs' (e.g. the images' tables)."""
     speeds, sources = board_speeds(overrides)
-    curve, rows = timed_table(measured, speeds, moves)
+    table_slots = board_slots()
+    table_slots.update(slots or {})
+    curve, rows = timed_table(measured, speeds, moves, table_slots)
     table = timed_markdown(curve, rows, speeds)
     if update_docs:
         with open(update_docs) as f:
@@ -534,7 +537,7 @@ def timed(measured=MEASURED, overrides=None, moves=GAME_MOVES, markdown=False, u
     print("time a move: timeman.budget()'s soft limit; clock levels: the mean over %d moves" % moves)
     print("%3s %-17s %8s" % ("#", "level", "ms/move") + "".join(" %17s" % chip for chip in speeds))
     for index, name, _, ms, cells in rows:
-        print("%3d %-17s %8.0f" % (index, name, ms) + "".join(
+        print("%3d %-17s %8.0f" % (index + 1, name, ms) + "".join(
             " %7d %9s" % (nodes, _elo_text(elo, mark)) for _, nodes, elo, mark in cells))
     return rows
 
@@ -548,6 +551,9 @@ def main(argv=None):
     p.add_argument("--speed", action="append", default=[], metavar="CHIP=NODES_PER_S",
                    help="a board speed to use instead of (or besides) the default ones")
     p.add_argument("--moves", type=int, default=GAME_MOVES, help="a clock level's moves to average over")
+    p.add_argument("--slots", action="append", default=[], metavar="CHIP=ENTRIES",
+                   help="a transposition table size to use instead of the board config's (e.g. RP2040=8192,"
+                   " the pico image's)")
     p.add_argument("--markdown", action="store_true", help="print the table as in docs/levels.md")
     p.add_argument("--update-docs", nargs="?", const=os.path.join(ROOT, "docs", "levels.md"), default=None,
                    metavar="FILE", help="rewrite the table between the markers in FILE (default docs/levels.md)")
@@ -570,7 +576,13 @@ def main(argv=None):
             if not chip or not nps.isdigit() or int(nps) <= 0:
                 parser.error("--speed wants CHIP=NODES_PER_S, got %r" % item)
             overrides[chip] = int(nps)
-        timed(MEASURED, overrides, args.moves, args.markdown, args.update_docs)
+        slots = {}
+        for item in args.slots:
+            chip, _, entries = item.partition("=")
+            if not chip or not entries.isdigit() or int(entries) <= 0:
+                parser.error("--slots wants CHIP=ENTRIES, got %r" % item)
+            slots[chip] = int(entries)
+        timed(MEASURED, overrides, args.moves, args.markdown, args.update_docs, slots)
     else:
         play(args.what, args.value, args.sf_elo, args.games)
 
