@@ -9,6 +9,7 @@ has no network but the package registries)."""
 import contextlib
 import shutil
 import tempfile
+import time
 
 import pytest
 
@@ -43,3 +44,16 @@ def chromium(window="1180,860", extra_flags=(), console_log=False):
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait_until(fn, timeout_s=60, what="condition"):
+    """fn()'s first true answer within `timeout_s` (polled every 0.1 s), else AssertionError
+    naming `what` and the last answer."""
+    deadline = time.monotonic() + timeout_s
+    last = None
+    while time.monotonic() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))

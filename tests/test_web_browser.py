@@ -15,7 +15,7 @@ import pytest
 from host_sim import Simulator
 from host_sim.tui import Table
 from host_sim.web import WebSimulator
-from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium
+from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium, wait_until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCREENSHOTS = os.path.join(ROOT, "docs", "img") if os.environ.get("REEDCHESS_SCREENSHOTS") else None
@@ -34,17 +34,6 @@ def page():
     finally:
         app.stop()
         sim.close()
-
-
-def wait_until(fn, timeout_s=60, what="condition"):
-    deadline = time.monotonic() + timeout_s
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
 
 
 def dom_leds(driver):

@@ -16,7 +16,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import chess
 import pytest
 
-from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium
+from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium, wait_until
 from tools import web_demo
 from tools.wasm_port import unavailable
 
@@ -70,17 +70,6 @@ def page(site, browser):
         yield browser
     finally:
         server.stop()
-
-
-def wait_until(fn, timeout_s=60, what="condition"):
-    deadline = time.monotonic() + timeout_s
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
 
 
 def notice(driver):
@@ -207,8 +196,11 @@ def test_a_short_game_by_clicking_take_back_and_hint(page, tmp_path):
     assert len(driver.find_elements("css selector", "#moves li")) == 2
     # a hint blinks a legal move of ours
     driver.find_element("id", "btn-hint").click()
-    blinking = wait_until(lambda: sorted(sq for sq, led in dom_leds(driver).items() if led == "blink") or None, 60,
-                          "the hint's two blinking squares")
+    def two_blinking():  # the page may be drawn between the two squares' updates: wait for both
+        squares = sorted(sq for sq, led in dom_leds(driver).items() if led == "blink")
+        return squares if len(squares) == 2 else None
+
+    blinking = wait_until(two_blinking, 60, "the hint's two blinking squares")
     board = chess.Board(page_state(driver)["fen"])
     hint = page_state(driver)["state"]["hint"]
     assert sorted([hint[:2], hint[2:4]]) == blinking and chess.Move.from_uci(hint) in board.legal_moves
