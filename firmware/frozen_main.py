@@ -10,10 +10,10 @@ computer. Settings, the journal and statistics stay where they were, on the file
 import os
 import sys
 
-STALE_NOTE = ".reedchess-image"
+STALE_NOTE = ".reedchess-image"  # exists once the stale files were reported
 # While the chess computer is built, a collection every 32 KB allocated (stock MicroPython with
 # .mpy files needs one every 2 KB to keep its heap in one piece; the image has room to spare)
-BOOT_GC_THRESHOLD = 32768  # exists once the stale files were reported
+BOOT_GC_THRESHOLD = 32768
 _STALE_PATHS = ("firmware", "boards", "main.py", "boot.py")
 
 
