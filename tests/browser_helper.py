@@ -57,3 +57,18 @@ def wait_until(fn, timeout_s=60, what="condition"):
             return last
         time.sleep(0.1)
     raise AssertionError("timed out waiting for %s (last: %r)" % (what, last))
+
+
+def dom_leds(driver):
+    """{square: pattern} of every square whose LED the board page (sim-web, the web demo) shows lit."""
+    out = {}
+    for el in driver.find_elements("css selector", "#board .sq"):
+        led = el.get_attribute("data-led")
+        if led != "off":
+            out[el.get_attribute("data-square")] = led
+    return out
+
+
+def console_errors(driver):
+    """The page's console errors so far (a driver started with console_log=True)."""
+    return [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]

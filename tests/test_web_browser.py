@@ -15,7 +15,7 @@ import pytest
 from host_sim import Simulator
 from host_sim.tui import Table
 from host_sim.web import WebSimulator
-from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium, wait_until
+from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium, console_errors, dom_leds, wait_until
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCREENSHOTS = os.path.join(ROOT, "docs", "img") if os.environ.get("REEDCHESS_SCREENSHOTS") else None
@@ -34,16 +34,6 @@ def page():
     finally:
         app.stop()
         sim.close()
-
-
-def dom_leds(driver):
-    """{square: pattern} of every square whose LED the page shows lit."""
-    out = {}
-    for el in driver.find_elements("css selector", "#board .sq"):
-        led = el.get_attribute("data-led")
-        if led != "off":
-            out[el.get_attribute("data-square")] = led
-    return out
 
 
 def click(driver, sq):
@@ -190,10 +180,6 @@ def _press(driver, name):
     driver.find_element("id", "btn-" + name).click()
 
 
-def _console_errors(driver):
-    return [e["message"] for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
-
-
 def _make(driver, move):
     """Make `move` on the page's board: two clicks (a capture too); castling, en passant and
     promotion, which touch more squares, through the page's command line."""
@@ -280,7 +266,7 @@ def test_a_whole_game_with_pondering_on_the_page(game_page):
             time.sleep(0.2)
         if os.environ.get("REEDCHESS_TEST_TRACE"):
             print("%6.1f s  ply %d  %s" % (time.monotonic() - deadline + 600, plies, display[0]))
-    assert not _console_errors(driver), _console_errors(driver)
+    assert not console_errors(driver), console_errors(driver)
     assert seen_ponder, "the computer never pondered"
     assert done == {"hint-while-pondering", "level-menu", "takeback", "move-while-pondering"}, done
     game = app.state()["game"]

@@ -16,7 +16,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import chess
 import pytest
 
-from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium, wait_until
+from tests.browser_helper import SKIP_WITHOUT_BROWSER, chromium, console_errors, dom_leds, wait_until
 from tools import web_demo
 from tools.wasm_port import unavailable
 
@@ -75,19 +75,6 @@ def page(site, browser):
 def notice(driver):
     el = driver.find_elements("id", "notice")
     return el[0].text if el else ""
-
-
-def console_errors(driver):
-    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-
-
-def dom_leds(driver):
-    out = {}
-    for el in driver.find_elements("css selector", "#board .sq"):
-        led = el.get_attribute("data-led")
-        if led != "off":
-            out[el.get_attribute("data-square")] = led
-    return out
 
 
 def pieces_in_dom(driver):
