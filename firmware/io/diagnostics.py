@@ -135,6 +135,7 @@ class Diagnostics:
         self._mode_start_ms = None
         self._shown = None  # what the display shows now, to skip redundant I2C writes
         self._walk_cell = -1
+        self._walk_step = -1
 
     def next_mode(self):
         if self.leave_after_last and self.mode == len(MODE_NAMES) - 1:
@@ -148,6 +149,7 @@ class Diagnostics:
         self.last_button = None  # the press that moved on is no test of its own
         self._mode_start_ms = None
         self._walk_cell = -1
+        self._walk_step = -1
         self.hw.leds.clear()
 
     def update(self, now_ms):
@@ -197,6 +199,9 @@ class Diagnostics:
     def _walk(self, now_ms):
         elapsed = ticks_diff(now_ms, self._mode_start_ms)
         step = (elapsed // self.step_ms) % 64
+        if step == self._walk_step:
+            return
+        self._walk_step = step
         # A chain of pixels is walked in its own order, so a break shows where it is: every
         # LED after it stays dark. Other LED kinds are walked cell by cell.
         pixel_of = getattr(self.hw.leds, "_pixel_of", None)  # cell -> pixel along the chain
