@@ -71,6 +71,11 @@ def _display(text):
     return ("", "")
 
 
+def _our_turn(top):
+    """The display's first line says it is our move ("Your move", "Your move +" in check)."""
+    return top.startswith("Your move")
+
+
 def _type(sock, line):
     _tmux(sock, "send-keys", "-t", "sim", line, "Enter")
 
@@ -94,6 +99,7 @@ def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
         deadline = time.monotonic() + 600
         last_change, last_text = time.monotonic(), ""
         plies = 0
+        last_ply, last_ply_at = 0, time.monotonic()
         while time.monotonic() < deadline:
             text = _screen(sock)
             assert "Traceback" not in text and "EXIT=" not in text, text
@@ -102,6 +108,10 @@ def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
                 last_change, last_text = time.monotonic(), text
             elif time.monotonic() - last_change > 45:
                 raise AssertionError("the screen stood still for 45 s:\n" + text)
+            if plies != last_ply:
+                last_ply, last_ply_at = plies, time.monotonic()
+            elif time.monotonic() - last_ply_at > 120:  # the clock ticks, but the game does not go on
+                raise AssertionError("no move for 120 s at ply %d:\n%s" % (plies, text))
             if "Result:" in text:
                 break
             top, second = _display(text)
@@ -115,7 +125,7 @@ def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
             elif top.startswith("Paused"):  # after the take back: the computer's side to move
                 _type(sock, "move")
                 _wait_for(sock, lambda t: not _display(t)[0].startswith("Paused"), 30)
-            elif top == "Your move":
+            elif _our_turn(top):
                 if pondering and plies >= 10 and "hint-while-pondering" not in done:
                     done.add("hint-while-pondering")
                 elif plies >= 14 and "level-menu" not in done:
@@ -125,7 +135,7 @@ def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
                     _type(sock, "level")  # the next level, then back: the game stays on its level
                     _type(sock, "takeback")
                     _type(sock, "ok")
-                    _wait_for(sock, lambda t: _display(t)[0] == "Your move", 20)
+                    _wait_for(sock, lambda t: _our_turn(_display(t)[0]), 20)
                     continue
                 elif plies >= 20 and "takeback" not in done:
                     done.add("takeback")
@@ -143,13 +153,16 @@ def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
                 _type(sock, "hint")
                 hinted = _wait_for(sock, lambda t: _HINT.search(t) or "Traceback" in t, 60)
                 move = _HINT.search(hinted).group(1)
+                before = _display(hinted)[0]
                 _type(sock, move)
-                _wait_for(sock, lambda t: _display(t)[0] != "Your move" or "Traceback" in t, 30)
+                _wait_for(sock, lambda t: _display(t)[0] != before or "Traceback" in t, 30)
                 plies += 1
             else:
                 time.sleep(0.2)
             if plies >= 41:
                 break
+        else:
+            raise AssertionError("the game stopped at ply %d after 600 s:\n%s" % (plies, _screen(sock)))
         _type(sock, "save %s" % pgn)
         _wait_for(sock, lambda t: "saved the game" in t, 20)
         _type(sock, "quit")
