@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web web-demo online test-browser bench bench-search match perft-speed flash image mpy package lint book diagrams clean help
+.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web web-demo online test-browser test-images bench bench-search match perft-speed flash image mpy package lint book diagrams clean help
 
 all: test
 
@@ -71,6 +71,10 @@ test-browser: $(STAMP)
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium chromium-driver; fi
 	REEDCHESS_SCREENSHOTS=1 $(PY) -m pytest -q -m browser tests
+
+## test-images: every firmware image's tests, the Pico 2 images too (make test builds and runs only the RP2040 ones)
+test-images: $(STAMP) emulators-if-possible
+	REEDCHESS_ALL_IMAGES=1 $(PY) -m pytest -n $(JOBS) -q tests/test_image.py tests/test_image_pins.py tests/test_image_pico_w.py
 
 ## bench: engine benchmarks (by hand; results go to docs/benchmarks.md)
 bench: $(STAMP)
