@@ -43,16 +43,19 @@ FREE_IN_GAME = 60 * 1024
 FLASH_BYTES = 2 * 1024 * 1024  # the Pico's W25Q16
 
 
-def build_unavailable():
-    """None when images can be built here, else why not."""
-    why = image.toolchain_missing()
-    if why:
-        return why
+def build_unavailable_source():
+    """None when the MicroPython source is here (MICROPY_SRC, ../shared/micropython/ or a clone
+    made before), else why not."""
     if not (os.environ.get("MICROPY_SRC") or os.path.isfile(image.SHARED_TARBALL)
             or os.path.isdir(os.path.join(image.CACHE, "micropython", "git-" + image.MICROPYTHON_TAG))):
         return ("no MicroPython %s source: set MICROPY_SRC to a tree or the release tarball (or put "
                 "../shared/micropython/ next to the checkout)" % image.MICROPYTHON_VERSION)
     return None
+
+
+def build_unavailable():
+    """None when images can be built here, else why not."""
+    return image.toolchain_missing() or build_unavailable_source()
 
 
 _built = {}
@@ -72,6 +75,17 @@ def built(board):
         finally:
             lock.close()
     return _built[board]
+
+
+def checked_freeze(board):
+    """tools.image.check_freeze under the board's build lock (both stage the board's files)."""
+    from tools.emulated_pico import _lock
+
+    lock = _lock(os.path.join(image.STAGE_ROOT, "%s.lock" % board))
+    try:
+        return image.check_freeze(board, log=None)
+    finally:
+        lock.close()
 
 
 def erased_flash_with(bin_path, path):
@@ -132,17 +146,45 @@ def _need_emulator():
 
 # ---- the images ---------------------------------------------------------------------------
 # The RP2040 images are built by every `make test`: the emulated Pico runs them. The RP2350
-# images (pico2, pico2_w) can only be built and checked here (rp2040js has no RP2350); their
-# two builds cost ~2 more minutes of the suite's 2 cores, so they are built on request:
-# `make test-images` (REEDCHESS_ALL_IMAGES=1).
+# images (pico2, pico2_w) cannot run here (rp2040js has no RP2350), and their two C builds cost
+# ~2 more minutes of the suite's 2 cores: `make test` checks what of them depends on this project
+# (the freeze list, every module compiled for the Cortex-M33: tools.image.check_freeze), and
+# `make test-images` (REEDCHESS_ALL_IMAGES=1) builds them too.
 ALL_IMAGES = os.environ.get("REEDCHESS_ALL_IMAGES") == "1"
 RP2040_BOARDS = sorted(b for b in image.BOARDS if image.BOARDS[b][1] == "RP2040")
+RP2350_BOARDS = sorted(b for b in image.BOARDS if image.BOARDS[b][1] == "RP2350")
+
+
+def assert_frozen_is_the_boards(board, names):
+    """What an image freezes: the board's modules, the book and main.py, MicroPython's own
+    (asyncio, ...); the Wi-Fi client only on a Wi-Fi board; no other board's config."""
+    frozen = set(names)
+    want = set(image.frozen_sources(board)) | {"main.py", "reedchess_book.py"}
+    assert want <= frozen, sorted(want - frozen)
+    assert "asyncio/core.py" in frozen and "_boot.py" in frozen
+    assert ("firmware/features/online_net.py" in frozen) == (board in image.WIFI_BOARDS)
+    other_boards = {"boards/%s.py" % b for b in image.BOARDS if b != board and b not in board}
+    assert not frozen & other_boards, frozen & other_boards
+
+
+@pytest.mark.parametrize("board", RP2350_BOARDS)
+def test_pico2_image_freezes_its_boards_files_compiled_for_the_m33(board):
+    why = build_unavailable_source()
+    if why:
+        pytest.skip(why)
+    assert_frozen_is_the_boards(board, checked_freeze(board))
+
+
+def test_the_freeze_check_lists_what_the_build_froze():
+    """check_freeze resolves the manifest as the C build does: the same names in the same order."""
+    info = built("pico")
+    assert checked_freeze("pico") == info["frozen"]
 
 
 @pytest.mark.parametrize("board", sorted(image.BOARDS))
 def test_image_is_the_boards_firmware_frozen(board):
     if board not in RP2040_BOARDS and not ALL_IMAGES:
-        pytest.skip("the RP2350 images cost ~1 min of build each: make test-images (REEDCHESS_ALL_IMAGES=1) builds them")
+        pytest.skip("the RP2350 images' C builds cost ~1 min each: make test-images (REEDCHESS_ALL_IMAGES=1)")
     info = built(board)
     with open(info["paths"]["bin"], "rb") as f:
         data = f.read()
@@ -160,14 +202,7 @@ def test_image_is_the_boards_firmware_frozen(board):
         payload += uf2[off + 32:off + 32 + head[4]]
     # the last block is filled up with zeros: the RP2040's boot ROM takes only 256-byte payloads
     assert payload[:len(data)] == data and payload[len(data):] == b"\0" * (len(payload) - len(data))
-    # what is frozen: the board's modules, the book and main.py, MicroPython's own (asyncio, ...)
-    frozen = set(info["frozen"])
-    want = set(image.frozen_sources(board)) | {"main.py", "reedchess_book.py"}
-    assert want <= frozen, sorted(want - frozen)
-    assert "asyncio/core.py" in frozen and "_boot.py" in frozen
-    assert ("firmware/features/online_net.py" in frozen) == (board in image.WIFI_BOARDS)
-    other_boards = {"boards/%s.py" % b for b in image.BOARDS if b != board and b not in board}
-    assert not frozen & other_boards, frozen & other_boards
+    assert_frozen_is_the_boards(board, info["frozen"])
     assert info["tt_entries"] == image.image_tt_entries(board)
     with open(os.path.join(image.STAGE_ROOT, board, "main.py")) as f:
         main = f.read()

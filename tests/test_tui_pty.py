@@ -155,7 +155,7 @@ def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
                 move = _HINT.search(hinted).group(1)
                 before = _display(hinted)[0]
                 _type(sock, move)
-                _wait_for(sock, lambda t: _display(t)[0] != before or "Traceback" in t, 30)
+                _wait_for(sock, lambda t, before=before: _display(t)[0] != before or "Traceback" in t, 30)
                 plies += 1
             else:
                 time.sleep(0.2)

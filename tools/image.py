@@ -274,10 +274,16 @@ def _run(cmd, log, what, env=None, cwd=None):
 
 
 def build_mpy_cross(tree, jobs, log=print):
+    """The tree's mpy-cross, built once (under a lock: two builds of it at once in one tree,
+    as two test workers could start, would spoil each other's objects)."""
+    import fcntl
+
     exe = os.path.join(tree, "mpy-cross", "build", "mpy-cross")
-    if not os.path.exists(exe):
-        _say(log, "building mpy-cross")
-        _run(["make", "-C", os.path.join(tree, "mpy-cross"), "-j%d" % jobs], log, "building mpy-cross failed")
+    with open(os.path.join(tree, "mpy-cross", ".reedchess-build.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.exists(exe):
+            _say(log, "building mpy-cross")
+            _run(["make", "-C", os.path.join(tree, "mpy-cross"), "-j%d" % jobs], log, "building mpy-cross failed")
     return exe
 
 
@@ -346,9 +352,12 @@ def stage(board, tree, root=ROOT, stage_dir=None):
             with open(path, "w") as f:
                 f.write(text)
         entries.append((folder, name))
-    with open(os.path.join(folder, "freeze.json"), "w") as f:
-        json.dump({"include": board_manifest(tree, board), "modules": [[base, rel] for base, rel in entries]}, f,
-                  indent=0)
+    plan = json.dumps({"include": board_manifest(tree, board), "modules": [[base, rel] for base, rel in entries]},
+                      indent=0)
+    path = os.path.join(folder, "freeze.json")
+    if not os.path.exists(path) or open(path).read() != plan:  # unchanged: not rewritten under a running build
+        with open(path, "w") as f:
+            f.write(plan)
     return folder, entries
 
 
@@ -391,6 +400,66 @@ def frozen_module_names(build_dir):
         return []
     names = re.findall(r'"([^"]*)\\0"', m.group(1))
     return [n for n in names if n]
+
+
+# ------------------------------------------------------------------------------ the freeze only
+MPY_CROSS_MARCH = {"RP2040": "armv6m", "RP2350": "armv7m"}  # as ports/rp2/CMakeLists.txt passes them
+
+
+def _load_tree_module(tree, name):
+    """MicroPython's own tools/<name>.py from the source tree."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("micropython_" + name, os.path.join(tree, "tools", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_freeze(board, src=None, jobs=2, log=print, root=ROOT, work_dir=None):
+    """Everything of the image of `board` that depends on this project, without the C build:
+    the project's manifest.py resolved by MicroPython's own tools/manifestfile.py (as the
+    build resolves it: the board's MicroPython manifest, then the staged list), and every
+    module it freezes compiled by the tree's mpy-cross for the board's chip (the machine code
+    of the engine's @micropython.viper functions too). Needs only the source and a host C
+    compiler (for mpy-cross). Returns the frozen names in order (e.g. 'firmware/app.py').
+    `make test` checks the Pico 2 images this way; `make test-images` builds them."""
+    frozen_sources(board, root)
+    tree = find_source(src, log)
+    exe = build_mpy_cross(tree, jobs, log)
+    folder, _entries = stage(board, tree, root)
+    manifestfile = _load_tree_module(tree, "manifestfile")
+    mp_board, chip = BOARDS[board]
+    path_vars = {"MPY_DIR": tree, "PORT_DIR": os.path.join(tree, "ports", "rp2"),
+                 "BOARD_DIR": os.path.join(tree, "ports", "rp2", "boards", mp_board),
+                 "MPY_LIB_DIR": os.path.join(tree, "lib", "micropython-lib")}
+    manifest = manifestfile.ManifestFile(manifestfile.MODE_FREEZE, path_vars)
+    old = os.environ.get("REEDCHESS_FREEZE_LIST")
+    os.environ["REEDCHESS_FREEZE_LIST"] = os.path.join(folder, "freeze.json")
+    try:
+        manifest.execute(os.path.join(root, "manifest.py"))
+    except manifestfile.ManifestFileError as e:
+        raise ImageError("manifest.py for %s: %s" % (board, e.args[0])) from None
+    finally:
+        if old is None:
+            del os.environ["REEDCHESS_FREEZE_LIST"]
+        else:
+            os.environ["REEDCHESS_FREEZE_LIST"] = old
+    out = work_dir or os.path.join(STAGE_ROOT, "freeze-" + board)
+    names = []
+    for result in manifest.files():
+        names.append(result.target_path)
+        if result.kind != manifestfile.KIND_FREEZE_AS_MPY:
+            continue
+        target = os.path.join(out, result.target_path[:-3] + ".mpy")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        cmd = [exe, "-march=" + MPY_CROSS_MARCH[chip], "-s", result.target_path, "-o", target, result.full_path]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise ImageError("mpy-cross -march=%s cannot compile %s for %s:\n%s" % (
+                MPY_CROSS_MARCH[chip], result.target_path, board, (done.stdout + done.stderr).strip()))
+    _say(log, "%s: %d modules frozen, each compiled for %s" % (board, len(names), MPY_CROSS_MARCH[chip]))
+    return names
 
 
 # ------------------------------------------------------------------------------------- build
