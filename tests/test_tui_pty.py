@@ -122,6 +122,9 @@ def test_a_whole_game_with_pondering_in_the_full_screen_ui(tmp_path):
                 _type(sock, "do")
                 _wait_for(sock, lambda t: not _COMPUTER.search(t) or "Traceback" in t, 30)
                 plies += 1
+            elif top.startswith("I resign?"):  # the computer, lost, offers to resign: *move* plays on
+                _type(sock, "move")
+                _wait_for(sock, lambda t: not _display(t)[0].startswith("I resign?"), 30)
             elif top.startswith("Paused"):  # after the take back: the computer's side to move
                 _type(sock, "move")
                 _wait_for(sock, lambda t: not _display(t)[0].startswith("Paused"), 30)

@@ -223,6 +223,9 @@ def test_a_whole_game_with_pondering_on_the_page(game_page):
                 _make(driver, computer)
             wait_until(lambda cm=computer: _text(driver, "computer") != cm, 30, "the computer's move made")
             plies += 1
+        elif display[0].startswith("I resign?"):  # the computer, lost, offers to resign: *move* plays on
+            _press(driver, "move")
+            wait_until(lambda: not _text(driver, "display").startswith("I resign?"), 30, "the game played on")
         elif display[0].startswith("Paused"):
             _press(driver, "move")
             wait_until(lambda: not _text(driver, "display").startswith("Paused"), 30, "the computer to play")
