@@ -184,7 +184,7 @@ def test_the_freeze_check_lists_what_the_build_froze():
 @pytest.mark.parametrize("board", sorted(image.BOARDS))
 def test_image_is_the_boards_firmware_frozen(board):
     if board not in RP2040_BOARDS and not ALL_IMAGES:
-        pytest.skip("the RP2350 images' C builds cost ~1 min each: make test-images (REEDCHESS_ALL_IMAGES=1)")
+        pytest.skip("the RP2350 images' C builds cost 1.5-2 min each: make test-images (REEDCHESS_ALL_IMAGES=1)")
     info = built(board)
     with open(info["paths"]["bin"], "rb") as f:
         data = f.read()

@@ -334,6 +334,17 @@ def board_manifest(tree, board):
     return own if os.path.exists(own) else os.path.join(tree, "ports", "rp2", "boards", "manifest.py")
 
 
+def _write_if_changed(path, text):
+    """Write `text` to `path` unless it holds it already: an unchanged file keeps its time
+    stamp (no rebuild) and is never rewritten under a build that is reading it."""
+    if os.path.exists(path):
+        with open(path) as f:
+            if f.read() == text:
+                return
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def stage(board, tree, root=ROOT, stage_dir=None):
     """Write the generated files and the freeze list for `board`; returns (folder, entries) with
     entries [(base folder, path below it)] in the order manifest.py freezes them."""
@@ -346,18 +357,10 @@ def stage(board, tree, root=ROOT, stage_dir=None):
         with open(book, "rb") as f:
             generated["reedchess_book.py"] = book_module(f.read())
     for name, text in generated.items():
-        path = os.path.join(folder, name)
-        old = open(path).read() if os.path.exists(path) else None
-        if old != text:
-            with open(path, "w") as f:
-                f.write(text)
+        _write_if_changed(os.path.join(folder, name), text)
         entries.append((folder, name))
-    plan = json.dumps({"include": board_manifest(tree, board), "modules": [[base, rel] for base, rel in entries]},
-                      indent=0)
-    path = os.path.join(folder, "freeze.json")
-    if not os.path.exists(path) or open(path).read() != plan:  # unchanged: not rewritten under a running build
-        with open(path, "w") as f:
-            f.write(plan)
+    plan = {"include": board_manifest(tree, board), "modules": [[base, rel] for base, rel in entries]}
+    _write_if_changed(os.path.join(folder, "freeze.json"), json.dumps(plan, indent=0))
     return folder, entries
 
 
@@ -416,7 +419,7 @@ def _load_tree_module(tree, name):
     return module
 
 
-def check_freeze(board, src=None, jobs=2, log=print, root=ROOT, work_dir=None):
+def check_freeze(board, src=None, jobs=2, log=print, root=ROOT):
     """Everything of the image of `board` that depends on this project, without the C build:
     the project's manifest.py resolved by MicroPython's own tools/manifestfile.py (as the
     build resolves it: the board's MicroPython manifest, then the staged list), and every
@@ -445,7 +448,7 @@ def check_freeze(board, src=None, jobs=2, log=print, root=ROOT, work_dir=None):
             del os.environ["REEDCHESS_FREEZE_LIST"]
         else:
             os.environ["REEDCHESS_FREEZE_LIST"] = old
-    out = work_dir or os.path.join(STAGE_ROOT, "freeze-" + board)
+    out = os.path.join(STAGE_ROOT, "freeze-" + board)
     names = []
     for result in manifest.files():
         names.append(result.target_path)
@@ -454,6 +457,8 @@ def check_freeze(board, src=None, jobs=2, log=print, root=ROOT, work_dir=None):
         target = os.path.join(out, result.target_path[:-3] + ".mpy")
         os.makedirs(os.path.dirname(target), exist_ok=True)
         cmd = [exe, "-march=" + MPY_CROSS_MARCH[chip], "-s", result.target_path, "-o", target, result.full_path]
+        if result.opt is not None:  # a module's own optimisation level, as makemanifest.py passes it
+            cmd.insert(1, "-O%d" % result.opt)
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             raise ImageError("mpy-cross -march=%s cannot compile %s for %s:\n%s" % (
