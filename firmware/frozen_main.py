@@ -14,7 +14,8 @@ STALE_NOTE = ".reedchess-image"  # exists once the stale files were reported
 # While the chess computer is built, a collection every 32 KB allocated (stock MicroPython with
 # .mpy files needs one every 2 KB to keep its heap in one piece; the image has room to spare)
 BOOT_GC_THRESHOLD = 32768
-_STALE_PATHS = ("firmware", "boards", "main.py", "boot.py")
+# what `make flash` writes; a boot.py is the owner's own (make flash never writes or removes one)
+_STALE_PATHS = ("firmware", "boards", "main.py")
 
 
 def _exists(path):

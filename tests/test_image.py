@@ -422,8 +422,10 @@ def test_frozen_main_reports_old_files_once_and_installs_the_book(tmp_path, monk
     (tmp_path / frozen_main.STALE_NOTE).unlink()
     (tmp_path / "firmware").mkdir()
     (tmp_path / "main.py").write_text("old")
+    (tmp_path / "boot.py").write_text("# the owner's own")  # never written by make flash: not reported
     assert frozen_main.report_stale(said.append) is True
     assert len(said) == 1 and "firmware, main.py" in said[0] and "mpremote rm -r :firmware :main.py" in said[0]
+    assert "boot.py" not in said[0]
     assert frozen_main.report_stale(said.append) is False and len(said) == 1  # once
     book = bytes(range(256)) * 3
     assert frozen_main.install_book("book.bin", book) is True
