@@ -11,13 +11,14 @@ MicroPython, names like "D17" on Blinka):
         mode: "in" or "out"; pull: "up" or None; value: initial output level
     factory.pwm(pin_id) -> object with freq(hz) and duty_u16(0..65535)
     factory.neopixel(pin_id, count) -> np[i] = (r, g, b); np.write()
-    factory.i2c(bus_id, scl, sda, freq_hz) -> object with writeto(addr, buf)
+    factory.i2c(bus_id, scl, sda, freq_hz) -> object with writeto(addr, buf) (the display), and
+        readfrom_mem_into(addr, reg, buf) / writeto_mem(addr, reg, buf) (MCP23017 sensors)
     factory.spi(bus_id, sck, miso, baudrate) -> object with readinto(buf), SPI mode 0
         (only for a 74HC165 sensor with an "spi" entry)
     factory.sleep_us -> function(us), or None when no wait is needed
 
 CONFIG keys (see docs/io.md for the full table):
-    name, mcu, sensor{kind: matrix|shift165, ...}, leds{kind: matrix|edge|neopixel, ...},
+    name, mcu, sensor{kind: matrix|shift165|mcp23017, ...}, leds{kind: matrix|edge|neopixel, ...},
     buttons{name: pin}, buzzer{pin} or None, display{kind: ssd1306, i2c, scl, sda, addr} or None,
     heap_bytes, tt_entries, poll_nodes, settle_us, debounce_ms, stable_ms,
     button_debounce_ms, long_press_ms, and optionally move_stack (the search's move buffer,
@@ -32,7 +33,7 @@ from boards import Hardware  # noqa: F401 (boards.config.Hardware, as before)
 from firmware.io.buttons import REQUIRED, Buttons
 from firmware.io.cellmap import CellMapError, make_cell_map
 
-SENSOR_KINDS = ("matrix", "shift165")
+SENSOR_KINDS = ("matrix", "shift165", "mcp23017")
 LED_KINDS = ("matrix", "edge", "neopixel")
 DISPLAY_KINDS = ("ssd1306",)
 STATUS_KINDS = ("pixel", "pin")
@@ -88,6 +89,11 @@ def pin_roles(config):
             if s.get(key) is None:
                 _fail(config, "sensor shift165 needs a '%s' pin" % key)
             used.append((s[key], "sensor " + key, d))
+    elif s.get("kind") == "mcp23017":
+        for key in ("sda", "scl"):
+            if s.get(key) is None:
+                _fail(config, "sensor mcp23017 needs an '%s' pin (its I2C bus)" % key)
+            used.append((s[key], "sensor " + key, "bus"))
     led = _section(config, "leds")
     if led.get("kind") == "matrix":
         used += [(p, "led row %d" % i, "out") for i, p in enumerate(_pin_list(config, led, "rows", "leds", 8))]
@@ -118,8 +124,48 @@ def pin_roles(config):
         for key in ("scl", "sda"):
             if disp.get(key) is None:
                 _fail(config, "display needs an '%s' pin" % key)
-            used.append((disp[key], "display " + key, "bus"))
+        if not shares_sensor_bus(config):
+            for key in ("scl", "sda"):
+                used.append((disp[key], "display " + key, "bus"))
     return used
+
+
+def shares_sensor_bus(config):
+    """True when the display sits on the MCP23017 sensors' I2C bus (same bus id and pins)."""
+    s = config.get("sensor") or {}
+    d = config.get("display")
+    if s.get("kind") != "mcp23017" or not isinstance(d, dict):
+        return False
+    return (d.get("i2c", 0), d.get("sda"), d.get("scl")) == (s.get("i2c", 0), s.get("sda"), s.get("scl"))
+
+
+def _check_mcp23017(config, s):
+    """The MCP23017 sensor entry: addresses, polarity, bus; the display's address if it shares the bus."""
+    addrs = s.get("addrs")
+    if not isinstance(addrs, (list, tuple)) or len(addrs) not in (4, 8):
+        _fail(config, "sensor mcp23017 'addrs' needs 4 addresses (16 inputs each) or 8 (8 inputs each), got %r"
+              % (addrs,))
+    seen = []
+    for a in addrs:
+        if not isinstance(a, int) or isinstance(a, bool) or not 0x20 <= a <= 0x27:
+            _fail(config, "sensor mcp23017 address %r is not 0x20..0x27 (pins A2 A1 A0)" % (a,))
+        if a in seen:
+            _fail(config, "sensor mcp23017 address 0x%02X given twice in 'addrs'" % a)
+        seen.append(a)
+    if s.get("active", 0) not in (0, 1) or isinstance(s.get("active", 0), bool):
+        _fail(config, "sensor 'active' must be 0 (a sensor pulls low) or 1 (drives high), got %r" % (s.get("active"),))
+    if not isinstance(s.get("pullups", True), bool):
+        _fail(config, "sensor 'pullups' must be True or False, got %r" % (s.get("pullups"),))
+    for key, lo, hi, default in (("i2c", 0, 7, 0), ("freq_hz", 10000, 1000000, 400000), ("retry_scans", 1, 100000, 64)):
+        v = s.get(key, default)
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+            _fail(config, "sensor mcp23017 '%s' must be an int %d..%d, got %r" % (key, lo, hi, v))
+    d = config.get("display")
+    if shares_sensor_bus(config) and d.get("addr", 0x3C) in addrs:
+        _fail(config, "display address 0x%02X is also an MCP23017 on the same I2C bus" % d.get("addr", 0x3C))
+    if isinstance(d, dict) and d.get("i2c", 0) == s.get("i2c", 0) and not shares_sensor_bus(config):
+        _fail(config, "display and sensors both on I2C%d with different pins: give them the same 'sda' and 'scl'"
+              " (one bus) or another 'i2c' bus id" % s.get("i2c", 0))
 
 
 def validate(config):
@@ -131,6 +177,10 @@ def validate(config):
     s = _section(config, "sensor")
     if s.get("kind") not in SENSOR_KINDS:
         _fail(config, "unknown sensor kind %r (known: %s)" % (s.get("kind"), ", ".join(SENSOR_KINDS)))
+    if s.get("kind") == "mcp23017":
+        _check_mcp23017(config, s)
+    if s.get("kind") == "shift165" and s.get("active", 0) not in (0, 1):
+        _fail(config, "sensor 'active' must be 0 (a sensor pulls low) or 1 (drives high), got %r" % (s.get("active"),))
     if s.get("kind") == "shift165" and s.get("spi") is not None:
         spi = s["spi"]
         if not isinstance(spi, dict) or spi.get("id") is None:
@@ -208,23 +258,35 @@ def build_hardware(config, factory):
 
     sleep_us = getattr(factory, "sleep_us", None)
     s = config["sensor"]
+    sensor_bus = None
     if s["kind"] == "matrix":
         from firmware.io.matrix import ReedMatrix
 
         rows = [factory.pin(p, "out", value=1) for p in s["rows"]]
         cols = [factory.pin(p, "in", pull=pull(p)) for p in s["cols"]]
         sensors = ReedMatrix(rows, cols, settle_us=config["settle_us"], sleep_us=sleep_us, cell_map=s.get("cell_map"))
+    elif s["kind"] == "mcp23017":
+        from firmware.io.mcp23017 import Mcp23017Sensors
+
+        try:
+            sensor_bus = factory.i2c(s.get("i2c", 0), s["scl"], s["sda"], s.get("freq_hz", 400000))
+        except (OSError, ValueError) as e:  # the port's I2C rejects the pins: every square reads empty
+            faults.append("sensors: no I2C bus %s (%s)" % (s.get("i2c", 0), e))
+            sensor_bus = _NoBus()
+        sensors = Mcp23017Sensors(sensor_bus, s["addrs"], active=s.get("active", 0), pullups=s.get("pullups", True),
+                                  cell_map=s.get("cell_map"), faults=faults, retry_scans=s.get("retry_scans", 64))
     else:
         from firmware.io.shift165 import Shift165
 
         load = factory.pin(s["load"], "out", value=1)
         spi = s.get("spi")
+        active = s.get("active", 0)
         if spi is not None:  # hardware SPI clocks the chain: SCK = clock pin, MISO = data pin
             bus = factory.spi(spi["id"], s["clock"], s["data"], spi.get("baudrate", 1000000))
-            sensors = Shift165(load, None, None, cell_map=s.get("cell_map"), spi=bus)
+            sensors = Shift165(load, None, None, cell_map=s.get("cell_map"), spi=bus, active=active)
         else:
             sensors = Shift165(load, factory.pin(s["clock"], "out", value=0), factory.pin(s["data"], "in"),
-                               cell_map=s.get("cell_map"))
+                               cell_map=s.get("cell_map"), active=active)
     led = config["leds"]
     chain = None  # the neopixel chain (a status pixel may sit at its end)
     if led["kind"] == "matrix":
@@ -262,7 +324,10 @@ def build_hardware(config, factory):
         from firmware.io.ssd1306 import Ssd1306
 
         try:
-            i2c = factory.i2c(d.get("i2c", 0), d["scl"], d["sda"], d.get("freq_hz", 400000))
+            if shares_sensor_bus(config):
+                i2c = sensor_bus  # one bus object for both
+            else:
+                i2c = factory.i2c(d.get("i2c", 0), d["scl"], d["sda"], d.get("freq_hz", 400000))
         except (OSError, ValueError) as e:  # e.g. the port's I2C rejects the pins
             faults.append("display: no I2C bus %s (%s)" % (d.get("i2c", 0), e))
         else:
@@ -278,3 +343,15 @@ def build_hardware(config, factory):
             a = st.get("active", 1)
             status = PinStatusLight(factory.pin(st["pin"], "out", value=1 - a), active=a)
     return Hardware(config, sensors, leds, buttons, buzzer, display, status, faults)
+
+
+class _NoBus:
+    """An I2C bus that could not be made: every transfer fails as a missing chip does."""
+
+    def readfrom_mem_into(self, addr, reg, buf):
+        raise OSError(19, "no I2C bus")
+
+    writeto_mem = readfrom_mem_into
+
+    def writeto(self, addr, buf):
+        raise OSError(19, "no I2C bus")

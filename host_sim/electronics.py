@@ -12,6 +12,10 @@ What is modelled:
 - reed matrix: a column pin reads low iff some row pin is driven low and the switch at
   (row, col) is closed (one diode per switch: no ghosting); otherwise the pull-up wins;
 - 74HC165 chain: SH/LD low latches the 64 inputs, each rising CLK shifts; QH is read;
+- MCP23017 expanders (host_sim/pins.py FakeMcp23017) on their I2C bus: a closed switch pulls
+  its input low (sensor `active` 1: a push-pull sensor drives it high, else low); `unplug(addr)`
+  and `plug(addr)` take a chip off the bus and back, `bus(id).held_low` holds a bus low,
+  `power_cycle(addr)` resets a chip's registers;
 - LED matrix: which LEDs got current: for each row, the columns active while it was last
   driven; `max_rows_on` records whether two rows were ever on at once (a driver bug);
 - edge LEDs: lit rank LEDs x lit file LEDs, right now;
@@ -37,8 +41,9 @@ class VirtualBoardElectronics:
         self.pins = {}  # pin id -> FakePin
         self.pwms = {}
         self.neopixels = {}
-        self.i2c = FakeI2C()
+        self.buses = {}  # I2C bus id -> FakeI2C
         d = config.get("display")
+        self.i2c = self.bus(d.get("i2c", 0) if d else 0)  # the display's bus
         self.display = self.i2c.attach(d.get("addr", 0x3C), FakeSsd1306()) if d else None
         self._switch = bytearray(64)  # by physical switch position, 1 = closed
         self._stuck = {}  # physical -> forced level
@@ -48,9 +53,19 @@ class VirtualBoardElectronics:
         s = config["sensor"]
         self.sensor_kind = s["kind"]
         self._sensor_phys = invert(make_cell_map(s.get("cell_map")))  # cell -> physical
+        self.expanders = {}  # MCP23017 address -> FakeMcp23017 (plugged in or not)
         if s["kind"] == "matrix":
             self._rows = list(s["rows"])
             self._cols = {p: i for i, p in enumerate(s["cols"])}
+        elif s["kind"] == "mcp23017":
+            from host_sim.pins import FakeMcp23017
+
+            self.sensor_bus = self.bus(s.get("i2c", 0))
+            pins = 64 // len(s["addrs"])
+            active = s.get("active", 0)
+            for k, addr in enumerate(s["addrs"]):
+                self.expanders[addr] = self.sensor_bus.attach(addr, FakeMcp23017(self._mcp_level(k * pins, active),
+                                                                                 addr))
         else:
             self._load, self._clk, self._data = s["load"], s["clock"], s["data"]
             self._shift = bytearray(64)
@@ -70,6 +85,32 @@ class VirtualBoardElectronics:
             self._ranks = list(led["ranks"])
             self._files = list(led["files"])
             self._edge_on = led.get("active", 1)
+
+    def bus(self, bus_id):
+        """The FakeI2C of I2C bus `bus_id` (made on first use)."""
+        if bus_id not in self.buses:
+            self.buses[bus_id] = FakeI2C()
+        return self.buses[bus_id]
+
+    def _mcp_level(self, first, active):
+        def level(pin):
+            self._apply_schedule()
+            if self._closed(first + pin):
+                return active  # the sensor drives its input
+            return 0 if active else None  # a push-pull sensor drives low, else the pull-up decides
+        return level
+
+    def unplug(self, addr):
+        """Take the MCP23017 at `addr` off its bus (a loose wire): it answers nothing."""
+        self.sensor_bus.devices.pop(addr, None)
+
+    def plug(self, addr, power_cycle=True):
+        """Put the MCP23017 at `addr` back on its bus; power_cycle: with its registers at their
+        power-on values (it lost power too), else as it left them."""
+        chip = self.expanders[addr]
+        if power_cycle:
+            chip.power_cycle()
+        self.sensor_bus.attach(addr, chip)
 
     # -- time -------------------------------------------------------------------------
     def now(self):
@@ -210,7 +251,8 @@ class VirtualBoardElectronics:
         self._apply_schedule()
         for k in range(64):  # shift-out order: chip k//8, input H first
             phys = (k >> 3) * 8 + 7 - (k & 7)
-            self._shift[k] = 0 if self._closed(phys) else 1  # closed switch pulls the input low
+            closed = 1 if self._closed(phys) else 0  # closed switch pulls the input low (active 0)
+            self._shift[k] = closed if self.config["sensor"].get("active", 0) else 1 - closed
         self._shift_pos = 0
 
     def _sample_led_matrix(self):

@@ -91,23 +91,43 @@ class FakeNeoPixel:
 
 
 class FakeI2C:
-    """I2C bus: forwards writeto() to attached devices, records (addr, bytes) in `log`."""
+    """I2C bus: forwards writeto() to attached devices, records (addr, bytes) in `log`.
+    Register access (machine.I2C's writeto_mem / readfrom_mem_into) goes to a device's
+    receive(reg + data) and read(n); reads are counted in `reads`, not logged. A missing device
+    raises OSError 19 (ENODEV) as machine.I2C does; `held_low = True` (a bus held low by a
+    broken chip or a short) fails every transfer with OSError 110 (ETIMEDOUT)."""
 
     def __init__(self):
         self.devices = {}
         self.log = []
+        self.reads = 0
+        self.held_low = False
 
     def attach(self, addr, device):
         self.devices[addr] = device
         return device
 
+    def _device(self, addr):
+        if self.held_low:
+            raise OSError(110, "I2C bus held low (ETIMEDOUT)")
+        if addr not in self.devices:
+            raise OSError(19, "no I2C device at 0x%02x (ENODEV)" % addr)
+        return self.devices[addr]
+
     def writeto(self, addr, buf, stop=True):
         data = bytes(buf)
         self.log.append((addr, data))
-        if addr not in self.devices:
-            raise OSError(19, "no I2C device at 0x%02x (ENODEV)" % addr)
-        self.devices[addr].receive(data)
+        self._device(addr).receive(data)
         return len(data)
+
+    def writeto_mem(self, addr, reg, buf):
+        self.writeto(addr, bytes((reg,)) + bytes(buf))
+
+    def readfrom_mem_into(self, addr, reg, buf):
+        dev = self._device(addr)
+        self.reads += 1
+        dev.receive(bytes((reg,)))
+        buf[:] = dev.read(len(buf))
 
     def scan(self):
         return sorted(self.devices)
@@ -203,6 +223,70 @@ class FakeSsd1306:
         return lines
 
 
+# MCP23017 registers, IOCON.BANK = 0: A and B side by side
+MCP_IODIR, MCP_IPOL, MCP_GPPU, MCP_GPIO, MCP_OLAT = 0x00, 0x02, 0x0C, 0x12, 0x14
+
+
+class FakeMcp23017:
+    """An MCP23017 16-bit port expander as its datasheet describes the parts the sensors use:
+    22 registers (IOCON.BANK = 0), a register pointer set by the first byte of a write and
+    advanced by every byte written or read (IOCON.SEQOP = 0), IODIR 0xFF and everything else 0
+    at power-on. GPIOA/B read each pin's level XOR its IPOL bit. `level(pin)` gives the level a
+    sensor drives on input 0..15 (0 or 1), or None when it lets go (an open reed switch, an
+    open-drain output off): then the pull-up (GPPU) makes it 1, and without one the input
+    floats, which raises (a driver that forgot the pull-ups is a bug to see at once)."""
+
+    def __init__(self, level, addr=0x20):
+        self.level = level
+        self.addr = addr
+        self.regs = bytearray(22)
+        self.regs[0] = self.regs[1] = 0xFF
+        self.pointer = 0
+        self.configured = 0  # how many times IODIR was written (a configuration)
+
+    def power_cycle(self):
+        """The chip lost power and came back: every register at its power-on value."""
+        self.regs[:] = bytes(22)
+        self.regs[0] = self.regs[1] = 0xFF
+
+    def receive(self, data):
+        if not data:
+            return
+        self.pointer = data[0] % 22
+        for b in data[1:]:
+            if self.pointer in (MCP_IODIR, MCP_IODIR + 1):
+                self.configured += 1
+            self.regs[self.pointer] = b
+            self.pointer = (self.pointer + 1) % 22
+
+    def _port(self, port):
+        out = 0
+        for i in range(8):
+            pin = port * 8 + i
+            bit = 1 << i
+            level = self.level(pin)
+            if level is None:
+                if not self.regs[MCP_GPPU + port] & bit:
+                    raise RuntimeError("MCP23017 0x%02x GP%s%d floats: no pull-up and nothing drives it"
+                                       % (self.addr, "AB"[port], i))
+                level = 1
+            if not self.regs[MCP_IODIR + port] & bit:
+                level = 1 if self.regs[MCP_OLAT + port] & bit else 0  # an output reads its latch
+            elif self.regs[MCP_IPOL + port] & bit:
+                level ^= 1
+            if level:
+                out |= bit
+        return out
+
+    def read(self, n):
+        out = bytearray(n)
+        for i in range(n):
+            p = self.pointer
+            out[i] = self._port(p - MCP_GPIO) if p in (MCP_GPIO, MCP_GPIO + 1) else self.regs[p]
+            self.pointer = (p + 1) % 22
+        return bytes(out)
+
+
 class FakePinFactory:
     """The boards/config.py factory protocol on simulated electronics."""
 
@@ -223,7 +307,7 @@ class FakePinFactory:
         return self.electronics.attach_neopixel(pin_id, FakeNeoPixel(count))
 
     def i2c(self, bus_id, scl, sda, freq_hz):
-        return self.electronics.i2c
+        return self.electronics.bus(bus_id)
 
     def spi(self, bus_id, sck, miso, baudrate):
         return self.electronics.attach_spi(FakeSPI(self.electronics, sck, miso))

@@ -53,7 +53,7 @@ def test_every_board_module_with_a_config_is_drawn():
                    for node in tree.body):
                 found.append(file_name[:-3])
     assert sorted(BOARDS) == found
-    assert BOARDS[:5] == ["pico", "pico2", "esp32", "esp32s3", "rpi_blinka"]
+    assert BOARDS[:6] == ["pico", "pico2", "pico_mcp", "esp32", "esp32s3", "rpi_blinka"]
 
 
 @pytest.mark.parametrize("name", BOARDS)
@@ -157,6 +157,9 @@ def test_board_view_squares_carry_cell_led_and_switch_from_the_cell_maps(name):
         p = sensor_at[cell]
         if config["sensor"]["kind"] == "matrix":
             assert "switch r%d c%d" % (p // 8, p % 8) in texts
+        elif config["sensor"]["kind"] == "mcp23017":  # 16 inputs a chip: GPA0-7, then GPB0-7
+            addr = config["sensor"]["addrs"][p // 16]
+            assert "0x%02X GP%s%d" % (addr, "AB"[p % 16 // 8], p % 8) in texts
         else:
             assert "chip %d in %s" % (p // 8, "ABCDEFGH"[p % 8]) in texts
         if led["kind"] == "neopixel":

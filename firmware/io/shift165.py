@@ -14,6 +14,10 @@ loading, QH shows chip 0 input H, then G, ..., A, then chip 1 input H, and so on
 Faster option: pass `spi` (an object with `readinto(buf)`, SPI mode 0, CLK on SCK, QH on
 MISO): after the load pulse the chain is read as 8 bytes by the SPI peripheral (MSB first,
 so bit i of byte k is chip k input i) instead of 192 pin calls.
+
+Sensors that drive their input high when a piece stands on them (push-pull Hall-effect
+sensors, `active=1`) read the other way round; the default `active=0` is a sensor that pulls
+its input low (a reed switch to ground, an open-drain Hall sensor with the input's pull-up).
 """
 from firmware.io.matrix import SensorConfigError
 
@@ -25,15 +29,20 @@ class Shift165:
     pulse_us: optional wait after the load pulse (sleep_us(pulse_us)); the chip needs only
         ~20 ns, so MicroPython's own call overhead is normally enough (pulse_us=0).
     cell_map: spec or bytearray(64) mapping `chip * 8 + input` to a board cell.
+    active: 0 = an input reads low where a piece stands (the default), 1 = it reads high.
     """
 
-    def __init__(self, load_pin, clock_pin, data_pin, pulse_us=0, sleep_us=None, cell_map=None, spi=None):
+    def __init__(self, load_pin, clock_pin, data_pin, pulse_us=0, sleep_us=None, cell_map=None, spi=None, active=0):
+        if active not in (0, 1):
+            raise SensorConfigError("active must be 0 (low) or 1 (high), got %r" % (active,))
         pins = (("load", load_pin),) if spi is not None else (("load", load_pin), ("clock", clock_pin),
                                                                ("data", data_pin))
         for name, pin in pins:
             if pin is None:
                 raise SensorConfigError("74HC165 chain needs a %s pin" % name)
         self._spi = spi
+        self._present = active  # the level of an input under a piece
+        self._flip = 0xFF if active == 0 else 0  # SPI bytes: XOR so that 1 = piece
         self._spi_buf = bytearray(8)
         self._load = load_pin.value
         self._clock = clock_pin.value if spi is None else None
@@ -59,6 +68,7 @@ class Shift165:
         clock = self._clock
         data = self._data
         order = self._cell_in_order
+        present = self._present
         for i in range(8):
             bitmap[i] = 0
         load(0)
@@ -69,7 +79,7 @@ class Shift165:
             self._scan_spi(bitmap)
             return
         for k in range(64):
-            if not data():
+            if data() == present:
                 cell = order[k]
                 bitmap[cell >> 3] |= 1 << (cell & 7)
             clock(1)
@@ -80,8 +90,9 @@ class Shift165:
         self._spi.readinto(buf)
         cmap = self._cell
         phys = 0
+        flip = self._flip
         for byte in buf:
-            closed = ~byte & 0xFF
+            closed = byte ^ flip
             i = 0
             while closed:
                 if closed & 1:

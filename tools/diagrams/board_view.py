@@ -29,6 +29,9 @@ def _sensor_text(config, physical):
     s = config["sensor"]
     if s["kind"] == "matrix":
         return "switch r%d c%d" % (physical // 8, physical % 8)
+    if s["kind"] == "mcp23017":
+        pins = 64 // len(s["addrs"])
+        return "0x%02X GP%s%d" % (s["addrs"][physical // pins], "AB"[physical % pins // 8], physical % 8)
     return "chip %d in %s" % (physical // 8, "ABCDEFGH"[physical % 8])
 
 
@@ -50,6 +53,8 @@ def _legend(config):
         parts.append("LED rR cC: LED matrix row R, column C")
     if config["sensor"]["kind"] == "matrix":
         parts.append("switch rR cC: reed matrix row R, column C")
+    elif config["sensor"]["kind"] == "mcp23017":
+        parts.append("0xNN GPXn: the MCP23017 at address 0xNN, input GPXn")
     else:
         parts.append("chip K in X: 74HC165 chip K (0 next to the controller), input X")
     return "; ".join(parts) + "."

@@ -23,6 +23,12 @@ def bom_rows(config):
         cols = [p for p in s["cols"] if p in pullups]
         rows.append(("resistor", "10 kOhm", 8 if not cols else len(cols),
                      "column pull-ups (optional: faster settle on long wires)" if not cols else "column pull-ups"))
+    elif s["kind"] == "mcp23017":
+        n = len(s["addrs"])
+        rows.append(("port expander", "MCP23017 (PDIP-28 or SOIC-28)", n, "%d inputs each, I2C%d at %s"
+                     % (64 // n, s.get("i2c", 0), " ".join("0x%02X" % a for a in s["addrs"]))))
+        rows.append(("resistor", "4.7 kOhm", 2, "I2C pull-ups, SDA and SCL"))
+        rows.append(("capacitor", "100 nF", n, "one per MCP23017, VDD to VSS"))
     else:
         rows.append(("shift register", "74HC165", 8, "8 inputs each; chip 0 next to the controller"))
         rows.append(("resistor network", "10 kOhm x 8, 9 pins, common pin", 8, "input pull-ups, one per chip"))

@@ -7,10 +7,10 @@ from boards.config import BoardConfigError, pin_roles, validate
 from tools import fileset
 from tools.diagrams.pinouts import header_pin, pinout_for
 # the boards in the order the docs list them; any other board follows, by name
-FIRST = ("pico", "pico2", "esp32", "esp32s3", "rpi_blinka")
+FIRST = ("pico", "pico2", "pico_mcp", "esp32", "esp32s3", "rpi_blinka")
 # what the drawer can draw, per section
 DRAWN = {
-    "sensor": ("matrix", "shift165"),
+    "sensor": ("matrix", "shift165", "mcp23017"),
     "leds": ("matrix", "edge", "neopixel"),
     "display": ("ssd1306",),
     "status": ("pixel", "pin"),

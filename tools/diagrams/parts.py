@@ -153,6 +153,78 @@ class Shift165Chain(Part):
         sh.text(note + (" (hardware SPI: CLK = SCK, QH = MISO)." if spi else "."), ox, oy + self.height - 4, 9)
 
 
+class Mcp23017Bus(Part):
+    """MCP23017 expanders on one I2C bus (two chips a row), 4.7k pull-ups on SDA and SCL, a
+    sensor from every input to GND (or driving it, for active-high Hall sensors)."""
+    PITCH, GAP, LM, ROW = 24, 48, 90, 236
+    # PDIP/SOIC-28 pin numbers: GPA0..7 = 21..28, GPB0..7 = 1..8
+    PIN_NO = tuple(range(21, 29)) + tuple(range(1, 9))
+
+    def __init__(self, config):
+        super().__init__(config)
+        s = config["sensor"]
+        self.addrs = list(s["addrs"])
+        self.inputs = 64 // len(self.addrs)
+        self.active = s.get("active", 0)
+        sensor = "reed switch or Hall sensor to GND" if not self.active else "active-high Hall sensor driving it"
+        self.title = "MCP23017 expanders on I2C%d: %d chips, %d inputs each; every input: %s" % (
+            s.get("i2c", 0), len(self.addrs), self.inputs, sensor)
+        self.per_row = 2 if self.inputs == 16 else 4
+        self.chip_w = self.inputs * self.PITCH
+        self.width = self.LM + self.per_row * self.chip_w + (self.per_row - 1) * self.GAP + 30
+        rows = (len(self.addrs) + self.per_row - 1) // self.per_row
+        self.height = rows * self.ROW + 40
+        self.terminals = [("sensor sda", 20), ("sensor scl", 44)]
+
+    def _chip_xy(self, k):
+        return self.LM + (k % self.per_row) * (self.chip_w + self.GAP), (k // self.per_row) * self.ROW
+
+    def draw(self, sh, ox, oy):
+        cells = make_cell_map(self.config["sensor"].get("cell_map"))
+        rows = (len(self.addrs) + self.per_row - 1) // self.per_row
+        for i, (label, pin) in enumerate((("SDA", 13), ("SCL", 12))):
+            lx = ox + 20 + 24 * i
+            sh.line([(lx, oy), (lx, oy + (rows - 1) * self.ROW + 22 + 12 * i)])
+            for r in range(rows):
+                by = oy + r * self.ROW + 22 + 12 * i
+                sh.line([(lx, by), (ox + self.width - 24, by)])
+                sh.dot(lx, by)
+                sh.text(label + " bus", lx + 4, by - 2, 8)
+        for i, x in enumerate((20, 44)):  # the bus's pull-ups, at the controller's end
+            sh.dot(ox + x, oy + 6 + 4 * i)
+        sh.resistor((ox + 66, oy + 60), (ox + 66, oy + 110))
+        sh.text("4.7k x2: SDA, SCL to 3V3", ox + 4, oy + 126, 8)
+        for k, addr in enumerate(self.addrs):
+            cx, cy = self._chip_xy(k)
+            x, y = ox + cx, oy + cy
+            sh.box(x, y + 48, self.chip_w, 58, width=1.8)
+            a = addr - 0x20
+            sh.text("MCP23017 · 0x%02X · A2 A1 A0 = %d %d %d" % (addr, a >> 2 & 1, a >> 1 & 1, a & 1),
+                    x + self.chip_w / 2, y + 62, 10, "middle", bold=True)
+            for i, (px, name) in enumerate(((20, "13 SDA"), (56, "12 SCL"))):
+                sh.line([(x + px, y + 48), (x + px, y + 22 + 12 * i)])
+                sh.dot(x + px, y + 22 + 12 * i)
+                sh.text(name, x + px + 3, y + 45, 7)
+            for i in range(self.inputs):
+                ix = x + 12 + i * self.PITCH
+                jy = y + 124
+                sh.text(square(cells[k * self.inputs + i]), ix, y + 78, 9, "middle", bold=True)
+                sh.text("%s%d" % ("AB"[i // 8], i % 8), ix, y + 90, 7, "middle")
+                sh.text(str(self.PIN_NO[i]), ix, y + 100, 7, "middle")
+                sh.line([(ix, y + 106), (ix, jy)])
+                if self.active:
+                    sh.box(ix - 7, jy, 14, 20, width=1)
+                    sh.text("H", ix, jy + 14, 8, "middle")
+                    sh.ground(ix, jy + 20)
+                else:
+                    sh.reed((ix, jy), (ix, jy + 34))
+                    sh.ground(ix, jy + 34)
+        note = ("Every chip: 9 VDD and 18 RESET to 3V3, 10 VSS to GND, 100 nF from 9 to 10; A0 15, A1 16, A2 17 "
+                "to GND (0) or 3V3 (1). Inputs use the chip's own pull-ups. A Hall sensor takes a reed switch's place "
+                "(docs/io.md).")
+        sh.text(note, ox, oy + self.height - 4, 9)
+
+
 class LedMatrix(Part):
     """8x8 LEDs, anodes joined per row (high-side driver), cathodes per column (220 ohm)."""
     LEAD, CW, CH, TOP, DRV = 12, 58, 50, 96, 64
@@ -373,7 +445,7 @@ class StatusPin(Part):
 
 def parts_for(config):
     """The parts of a (checked) config, in drawing order."""
-    sensor = {"matrix": ReedMatrix, "shift165": Shift165Chain}[config["sensor"]["kind"]]
+    sensor = {"matrix": ReedMatrix, "shift165": Shift165Chain, "mcp23017": Mcp23017Bus}[config["sensor"]["kind"]]
     leds = {"matrix": LedMatrix, "edge": EdgeLeds, "neopixel": NeoPixelChain}[config["leds"]["kind"]]
     out = [sensor(config), leds(config), Buttons(config)]
     if config.get("buzzer") is not None:

@@ -23,6 +23,11 @@ def wiring_table(config):
     if s["kind"] == "matrix":
         rows.append("| reed matrix rows 0-7 (driven, active low) | %s |" % ", ".join(f(p) for p in s["rows"]))
         rows.append("| reed matrix columns 0-7 (inputs, pull-up) | %s |" % ", ".join(f(p) for p in s["cols"]))
+    elif s["kind"] == "mcp23017":
+        addrs = " ".join("0x%02X" % a for a in s["addrs"])
+        shared = " and the display" if c["display"] and c["display"].get("i2c", 0) == s.get("i2c", 0) else ""
+        rows.append("| MCP23017 SDA / SCL (I2C%d, %s%s; 4.7k pull-ups) | %s / %s |"
+                    % (s.get("i2c", 0), addrs, shared, f(s["sda"]), f(s["scl"])))
     else:
         rows.append("| 74HC165 SH/LD (load) | %s |" % f(s["load"]))
         rows.append("| 74HC165 CLK | %s |" % f(s["clock"]))
