@@ -135,7 +135,9 @@ class App:
             for i in range(len(self.button_names)):
                 if self._chord & (1 << i) and not buttons.is_pressed(i):
                     self._chord &= ~(1 << i)
-        if self.console_in is not None:
+        if c.eboard is not None:  # the serial link is the e-board protocol's (features/eboard.py)
+            c.eboard.serve(self, now_ms)
+        elif self.console_in is not None:
             line = self.console_in.readline()
             if line is not None:
                 self.command(line, now_ms)

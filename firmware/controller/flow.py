@@ -26,7 +26,9 @@ Features on demand (firmware/features/, loaded while in use, dropped by `tidy()`
 controller holds `clock` (features.clock.GameClock), `touch` (features.touch.TouchMove) and
 `trainer` (features.trainer.Trainer), each None while unused, and calls a few hook methods on
 them; the options menu (features.options) is loaded while it is open, the statistics
-(features.stats) for each count or look (`stats_call`).
+(features.stats) for each count or look (`stats_call`). `eboard` (features.eboard.EBoard)
+is held while the board speaks an e-board protocol: it sees every event, the App hands it
+the serial link's bytes instead of the console, and the engine does not move.
 """
 from firmware.compat import const, ticks_add, ticks_diff
 from firmware.controller import ui as _ui
@@ -82,6 +84,7 @@ _PRESET_KEY = const(100)  # clock source keys: 100 + preset, 1 + level index for
 _LONG = const(2)  # io.buttons.LONG
 _T_SETUP = const(1)  # features.trainer state
 _GAME_END = ("game_over", "count_end", "uncount", "stats_call")  # in features/game_end.py
+_EBOARD = ("eboard", "eboard_dgt", "eboard_millennium", "eboard_usb")  # the e-board mode's modules
 
 
 class Outcome:
@@ -125,7 +128,7 @@ class Controller:
 
     def _computer_to_move(self):
         side = self.settings.computer_side
-        return side != NOBODY and self.game.position.stm == side
+        return side != NOBODY and self.game.position.stm == side and self.eboard is None
 
     def _clear_overlays(self):
         self.targets = ()
@@ -225,6 +228,8 @@ class Controller:
         if self.phase == VERIFY:
             self.verify_since = -1
             self.dirty = True
+        if self.eboard is not None:
+            self.eboard.event(self, cell, kind)
 
     def on_sync(self, code, now_ms):
         """A BoardSync verdict. MOVE, EXECUTED, TAKEBACK and START_POSITION are always
@@ -443,11 +448,12 @@ class Controller:
             return WORK_NONE
         phase = self.phase
         if phase == THINKING and not self.paused:
-            return WORK_THINK if self.online is None else WORK_NONE  # online: the opponent's move comes from the net
+            # online: the opponent's move comes from the net; e-board: the host's from the player's hand
+            return WORK_THINK if self.online is None and self.eboard is None else WORK_NONE
         if phase == PLAYER:
             if self.hint_wanted:
                 return WORK_HINT
-            if (self.ponder_move and not self.ponder_tried and self.settings.ponder
+            if (self.ponder_move and not self.ponder_tried and self.settings.ponder and self.eboard is None
                     and self.settings.computer_side != NOBODY and not self._computer_to_move()):
                 return WORK_PONDER
         return WORK_NONE
@@ -537,6 +543,9 @@ class Controller:
             drop("clock")
         if self.online is None:
             drop("online")
+        if self.eboard is None:
+            for name in _EBOARD:
+                drop(name)
 
     def _want_touch(self):
         """Touch-move loaded while its setting is on."""

@@ -13,10 +13,11 @@ computer offers resignation when hopeless), touch_move ("touched, moved": only t
 lifted piece with a legal move may move; off by default), show_eval (score, depth, nodes and
 line of the computer on the display).
 Values: clock (index into features.clock.PRESETS, 0 = off: the level's own clock if any),
-trainer (mate trainer set 1..len(SETS), 0 = normal play). The options menu that changes them
+trainer (mate trainer set 1..len(SETS), 0 = normal play), eboard (0 off, 1 DGT, 2 Millennium:
+the board speaks that e-board protocol on its serial link, features/eboard.py). The options menu that changes them
 (labels, squares, texts) is a feature on demand: features/options.py.
 
-Format: version 2 (8 bytes). Version 1 records (5 options, no clock/trainer) still load,
+Format: version 2 (8 bytes; the last one the e-board mode, 0 in older records). Version 1 records (5 options, no clock/trainer) still load,
 the newer options taking their defaults.
 """
 from firmware.compat import const
@@ -52,6 +53,7 @@ class Settings:
         self.computer_side = computer_side
         self.clock = 0
         self.trainer = 0
+        self.eboard = 0
         # The options, named here for readers and type checkers; OPTION_NAMES gives their order
         # (bit positions in the stored byte) and _DEFAULTS their defaults.
         self.show_targets = self.ponder = self.book = self.sound = False
@@ -76,7 +78,7 @@ class Settings:
     def to_bytes(self):
         f = self.flags()
         return bytes((_VERSION, self.level & 0xFF, self.computer_side, f & 0xFF, f >> 8, self.clock & 0xFF,
-                      self.trainer & 0xFF, 0))
+                      self.trainer & 0xFF, self.eboard & 0xFF))
 
     @classmethod
     def from_bytes(cls, data):

@@ -28,6 +28,8 @@ LED vocabulary (documented for owners in docs/playing.md):
 - trainer set-up (SETUP): squares to clear BLINK_FAST (ERROR), the next piece's square ON
   (MOVE role), BLINK_SLOW (HINT role) for the lone king;
 - touch-move: a touched piece put back BLINK_SLOW (ERROR) while it must still move;
+- e-board mode: the squares the host lights ON (MOVE role), BLINK_SLOW when its pattern
+  blinks;
 - chess clock paused on a board without a display: the minutes left (rounded up, at most 32)
   as lit squares, White's ON from a1 on (a1, b1, ... h1, a2 ...), Black's BLINK_SLOW from
   h8 back (h8, g8, ... a8, h7 ...).
@@ -142,6 +144,8 @@ def compose_leds(c):
         out[to_sq64(pos.kings[c.settings.computer_side & 8])] = BLINK_FAST | INFO
     elif phase == SETUP and c.trainer is not None:
         c.trainer.leds(out)
+    if c.eboard is not None:
+        c.eboard.leds(out)  # the squares the host lit (its move to be made)
     t = c.touch
     if t is not None and t.flagged and t.cell >= 0 and phase == PLAYER:
         out[t.cell] = BLINK_SLOW | ERROR
@@ -219,6 +223,8 @@ def compose_text(c):
         detail = t_detail or detail
     if c.online is not None:
         head, detail, level = c.online.lines(c, phase, head, detail, level)
+    if c.eboard is not None:
+        head, detail, level = c.eboard.lines(c, phase, head, detail, level)
     if c.errors_shown:
         detail = "Board? fix lit"
     if c.message:

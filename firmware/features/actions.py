@@ -64,6 +64,7 @@ def boot(self, saved, now_ms, start_fen=None):
     self.paused = False
     self._want_touch()
     self._enter_play(now_ms)
+    want_eboard(self)  # a board switched on in the e-board mode is in it at once
     return not started
 
 
@@ -180,6 +181,8 @@ def close_menu(self, now_ms):
     if self.menu != _ui.MENU_NONE:
         self.menu = _ui.MENU_NONE
         self.dirty = True
+        if self.settings.eboard:
+            self.settings.trainer = 0  # the host plays through the e-board, not the trainer
         self._journal("record_settings", self.settings.to_bytes())
         # start or leave the trainer if its setting changed
         t = self.trainer
@@ -190,7 +193,28 @@ def close_menu(self, now_ms):
             self.trainer = None
             self.new_game(now_ms)
         self._want_touch()
+        want_eboard(self)
         self.tidy()
+
+
+def want_eboard(self):
+    """The e-board mode as the settings want it (features/eboard.py): started, changed to
+    the other protocol, or left (the console gets the serial link back)."""
+    kind = self.settings.eboard
+    eb = self.eboard
+    if eb is not None and eb.kind == kind:
+        return
+    if eb is not None:
+        self.eboard = None
+        eb.leave()
+    if kind:
+        self._abort_search()
+        self.ponder_move = 0
+        self.eboard = load("eboard").EBoard(self, kind)
+    if self.phase in (PLAYER, THINKING) and not self.game.over:
+        self.phase = THINKING if self._computer_to_move() and not self.paused else PLAYER
+    self.dirty = True
+    self.tidy()
 
 
 def hint(self, now_ms):
@@ -284,6 +308,7 @@ def init(self, game, sync, settings, occupancy, ui, journal, computer, log):
     self.trainer = None
     self.trainer_seed = 0
     self.online = None  # features.online's game while playing online (its side is the computer's)
+    self.eboard = None  # features.eboard's mode while the board is an e-board (the engine does not move)
 
 
 def on_button(self, name, kind, now_ms):
@@ -296,6 +321,9 @@ def on_button(self, name, kind, now_ms):
     if phase == PROMOTE and promote_button(self, name, kind, now_ms):
         return
     if self.online is not None and self.online.button(self, name, kind, now_ms):
+        return
+    if self.eboard is not None and (name == "move" or name == "mode" and kind != _LONG):
+        self.ui.beep("error")  # the host plays, not the board's engine
         return
     if phase == OFFER and name in ("new", "move", "ok"):
         if name == "new":

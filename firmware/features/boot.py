@@ -49,6 +49,7 @@ def init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settin
                                  journal, self.computer, log)
     self.ticks_ms = ticks_ms if ticks_ms is not None else _ticks_ms
     self.console_in = console
+    self.link = None  # the e-board mode's serial link (features/eboard.py); None: the board's USB serial
     self.write = write if write is not None else print
     self.fed = None  # the console-fed occupancy, bytearray(8) (features/feed.py "feed"), else None
     self.node_cap = 0  # console "nodes N": every search stops after N nodes (0: off)

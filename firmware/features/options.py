@@ -1,10 +1,10 @@
 """The options menu (a feature on demand: loaded while the menu is open, released when it
 closes): the on/off options of settings.OPTION_NAMES, the chess clock preset, the mate
-trainer set and a page of statistics.
+trainer set, a page of statistics and the e-board mode (off, DGT, Millennium: features/eboard.py).
 
     button(c, name, kind)      # "level" next item (long: previous), "takeback" previous item,
                                # "hint" change the value (statistics: next page)
-    leds(c, out)               # the item's square (a1..h1, a8, b8) and its value (rank 2)
+    leds(c, out)               # the item's square (a1..h1, a8, b8, c8) and its value (rank 2)
     text(c)                    # the display's five lines
 
 Without a display the LEDs show the menu: item i lights item_cell(i), its value
@@ -17,9 +17,12 @@ from firmware.io.leds import INFO, ON
 ITEM_CLOCK = const(7)  # == len(OPTION_NAMES)
 ITEM_TRAINER = const(8)
 ITEM_STATS = const(9)
-MENU_ITEMS = const(10)
+ITEM_EBOARD = const(10)
+MENU_ITEMS = const(11)
 ITEM_LABELS = ("Targets", "Ponder", "Book", "Sound", "Resign", "Touch move", "Eval info", "Clock", "Trainer",
-               "Statistics")
+               "Statistics", "E-board")
+EBOARD_NAMES = ("off", "DGT", "Millennium")  # features/eboard.py NAMES
+_EBOARDS = const(3)
 
 
 def item_cell(index):
@@ -31,13 +34,14 @@ def value_cell(index, settings):
     """The square (rank 2) showing item `index`'s value, or -1 (off / nothing to show)."""
     if index < ITEM_CLOCK:
         return 8 + index if settings.option(index) else -1
-    v = settings.clock if index == ITEM_CLOCK else (settings.trainer if index == ITEM_TRAINER else 0)
+    v = settings.clock if index == ITEM_CLOCK else (settings.trainer if index == ITEM_TRAINER else
+                                                    (settings.eboard if index == ITEM_EBOARD else 0))
     return 8 + v - 1 if 0 < v <= 8 else -1
 
 
 def change(settings, index, clocks, sets):
-    """"Change" on item `index`: toggle an option, or step the clock (0..clocks-1) or the
-    trainer set (0..sets) to the next value."""
+    """"Change" on item `index`: toggle an option, or step the clock (0..clocks-1), the
+    trainer set (0..sets) or the e-board mode to the next value."""
     if index < ITEM_CLOCK:
         name = OPTION_NAMES[index]
         setattr(settings, name, not getattr(settings, name))
@@ -45,6 +49,8 @@ def change(settings, index, clocks, sets):
         settings.clock = (settings.clock + 1) % clocks
     elif index == ITEM_TRAINER:
         settings.trainer = (settings.trainer + 1) % (sets + 1)
+    elif index == ITEM_EBOARD:
+        settings.eboard = (settings.eboard + 1) % _EBOARDS
 
 
 def button(c, name, kind):
@@ -81,6 +87,8 @@ def text(c):
         value = preset_name(s.clock)
     elif i == ITEM_TRAINER:
         value = SETS[s.trainer - 1] if 0 < s.trainer <= len(SETS) else "off"
+    elif i == ITEM_EBOARD:
+        value = EBOARD_NAMES[s.eboard] if 0 <= s.eboard < _EBOARDS else "?"
     else:
         return stats_text(c)
     return ("Options %d/%d" % (i + 1, MENU_ITEMS), ITEM_LABELS[i] + ":", value, "level: next", "hint: change")

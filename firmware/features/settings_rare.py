@@ -8,6 +8,7 @@ _VERSION = const(2)  # settings._VERSION
 _V1_OPTIONS = const(5)
 _MAX_CLOCK = const(63)
 _MAX_TRAINER = const(15)
+_MAX_EBOARD = const(2)  # features/eboard.py: off, DGT, Millennium
 
 
 def check(self, level_count):
@@ -20,6 +21,8 @@ def check(self, level_count):
     if not 0 <= self.clock <= _MAX_CLOCK or not 0 <= self.trainer <= _MAX_TRAINER:
         raise SettingsError("clock 0..%d and trainer 0..%d, got %r and %r"
                             % (_MAX_CLOCK, _MAX_TRAINER, self.clock, self.trainer))
+    if not 0 <= self.eboard <= _MAX_EBOARD:
+        raise SettingsError("eboard must be 0 (off), 1 (DGT) or 2 (Millennium), got %r" % (self.eboard,))
 
 
 def from_bytes(cls, data):
@@ -37,8 +40,11 @@ def from_bytes(cls, data):
     if data[0] == _VERSION:
         if data[5] > _MAX_CLOCK or data[6] > _MAX_TRAINER:
             raise SettingsError("bad clock %d or trainer %d in settings" % (data[5], data[6]))
+        if data[7] > _MAX_EBOARD:
+            raise SettingsError("bad e-board mode %d in settings" % data[7])
         s.clock = data[5]
         s.trainer = data[6]
+        s.eboard = data[7]
     return s
 
 
@@ -48,5 +54,6 @@ def assign(self, other):
     self.computer_side = other.computer_side
     self.clock = other.clock
     self.trainer = other.trainer
+    self.eboard = other.eboard
     for name in OPTION_NAMES:
         setattr(self, name, getattr(other, name))
