@@ -234,7 +234,8 @@ class FakeMcp23017:
     at power-on. GPIOA/B read each pin's level XOR its IPOL bit. `level(pin)` gives the level a
     sensor drives on input 0..15 (0 or 1), or None when it lets go (an open reed switch, an
     open-drain output off): then the pull-up (GPPU) makes it 1, and without one the input
-    floats, which raises (a driver that forgot the pull-ups is a bug to see at once)."""
+    floats, which raises (a driver that forgot the pull-ups is a bug to see at once), unless
+    `floating` is set to the level a floating input should read (a chip that lost power)."""
 
     def __init__(self, level, addr=0x20):
         self.level = level
@@ -243,6 +244,7 @@ class FakeMcp23017:
         self.regs[0] = self.regs[1] = 0xFF
         self.pointer = 0
         self.configured = 0  # how many times IODIR was written (a configuration)
+        self.floating = None
 
     def power_cycle(self):
         """The chip lost power and came back: every register at its power-on value."""
@@ -266,7 +268,9 @@ class FakeMcp23017:
             bit = 1 << i
             level = self.level(pin)
             if level is None:
-                if not self.regs[MCP_GPPU + port] & bit:
+                if not self.regs[MCP_GPPU + port] & bit and self.floating is not None:
+                    level = self.floating
+                elif not self.regs[MCP_GPPU + port] & bit:
                     raise RuntimeError("MCP23017 0x%02x GP%s%d floats: no pull-up and nothing drives it"
                                        % (self.addr, "AB"[port], i))
                 level = 1

@@ -16,6 +16,9 @@ With `leave_after_last=True` (the self-test at power-on, firmware/features/selft
 move on from the last mode sets `done` instead of starting over.
 `report()` returns the fault findings as text lines (for a serial console). Squares are named
 by their cell (cell 0 = a1, 7 = h1, 63 = h8: the cells after the board's cell map).
+Sensors on I2C expanders (firmware/io/mcp23017.py) can miss a whole chip: the sensor map and
+the fault scan blink its squares fast in the error colour and name its address, and report()
+says which chip and which squares.
 """
 from firmware.compat import ticks_diff
 from firmware.io.buttons import LONG, SHORT
@@ -107,6 +110,19 @@ def stuck_report(deb, expected_bitmap):
 
 NEXT_HELP = "long new: next"
 CLEAR_BOARD_HINT = 8  # this many stuck switches: the pieces are likely still on the board
+
+
+def missing_chips(sensors):
+    """[(address, cells)] of the sensor chips that do not answer now (none for sensors that
+    cannot miss a chip: the reed matrix, the 74HC165 chain). Allocates."""
+    missing = getattr(sensors, "missing", 0)
+    return [(sensors.addrs[k], sensors.cells_of(k)) for k in range(len(getattr(sensors, "addrs", ()))) if
+            missing & (1 << k)]
+
+
+def _chips_line(chips):
+    """() when every chip answers, else one display line naming the silent ones."""
+    return ("off: " + " ".join("0x%02x" % a for a, _ in chips),) if chips else ()
 
 
 def cell_name(cell):
@@ -227,7 +243,11 @@ class Diagnostics:
             self.hw.leds.set(c, ON if occupied else 0)
             if occupied:
                 n += 1
-        self._say((MODE_NAMES[SENSORS], "%d closed" % n, NEXT_HELP))
+        chips = missing_chips(self.hw.sensors)
+        for _addr, cells in chips:
+            for c in cells:
+                self.hw.leds.set(c, BLINK_FAST | ERROR)
+        self._say((MODE_NAMES[SENSORS], "%d closed" % n) + _chips_line(chips) + (NEXT_HELP,))
 
     def _faults(self):
         leds = self.hw.leds
@@ -239,9 +259,13 @@ class Diagnostics:
             leds.set(c, BLINK_SLOW | ERROR)
         for c in chatter:
             leds.set(c, BLINK_FAST | ERROR)
+        chips = missing_chips(self.hw.sensors)
+        for _addr, cells in chips:
+            for c in cells:
+                leds.set(c, BLINK_FAST | ERROR)
         self._say((MODE_NAMES[FAULTS], "%d stuck %s" % (len(stuck), _names([c for c, _ in stuck])),
-                   "%d chatter %s" % (len(chatter), _names(chatter)),
-                   "clear the board" if len(stuck) >= CLEAR_BOARD_HINT else NEXT_HELP))
+                   "%d chatter %s" % (len(chatter), _names(chatter))) + _chips_line(chips)
+                  + ("clear the board" if len(stuck) >= CLEAR_BOARD_HINT else NEXT_HELP,))
 
     def _buttons(self):
         last = NEXT_HELP + (": end" if self.leave_after_last else "")
@@ -254,6 +278,10 @@ class Diagnostics:
     def report(self):
         """Fault findings as text lines (allocates; for a console)."""
         lines = []
+        for addr, cells in missing_chips(self.hw.sensors):
+            from firmware.io.mcp23017 import describe_cells
+
+            lines.append("chip 0x%02x (%s): no answer" % (addr, describe_cells(cells)))
         for c, kind in stuck_report(self.debouncer, self.expected):
             lines.append("cell %d (%s): switch %s" % (c, cell_name(c), "closed (stuck?)" if kind == STUCK_CLOSED
                                                       else "open (stuck?)"))

@@ -78,6 +78,7 @@ class Mcp23017Sensors:
         self._scans = 0
         self._next = 0  # the chip the next retry slot looks at
         self._rx = bytearray(2 if self.pins == 16 else 1)
+        self._regs = bytearray(_GPPUA + 2)  # IODIRA..GPPUB, for the check of a chip's configuration
         self._last = bytearray(2 * n)  # per chip: GPIOA, GPIOB as last read (1 = piece)
         # What each chip's configuration registers must hold: IODIR, IPOL, GPPU as A/B pairs.
         inv = 0xFF if active == 0 else 0
@@ -130,20 +131,22 @@ class Mcp23017Sensors:
 
     def _check(self, k):
         """The retry slot: configure a missing chip again (then read it), or check that an
-        answering chip still holds its configuration (one 2-byte read) and restore it."""
+        answering chip still holds its configuration (one 14-byte read: IODIR, IPOL, GPPU)
+        and write it again if not."""
         if self.missing & (1 << k):
             if self._configure(k):
                 self._read(k)
             return
-        rx = self._rx
-        want = self._config[2][1]
+        regs = self._regs
         try:
-            self._i2c.readfrom_mem_into(self.addrs[k], _GPPUA, rx)
+            self._i2c.readfrom_mem_into(self.addrs[k], _IODIRA, regs)
         except OSError as exc:
             self._lost(k, exc)
             return
-        if rx[0] != want[0] or (self.pins == 16 and rx[1] != want[1]):
-            self._configure(k)
+        for reg, value in self._config:
+            if regs[reg] != value[0] or regs[reg + 1] != value[1]:
+                self._configure(k)
+                return
 
     # ---- the scan ---------------------------------------------------------------------------
     def scan_into(self, bitmap):
