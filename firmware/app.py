@@ -103,6 +103,8 @@ class App:
             raw = self.raw
             for i in range(8):
                 raw[i] = fed[i]
+        if len(self.faults) != self._faults_seen:  # a device stopped answering, or answers again
+            self._fault_news(now_ms)
         deb.update(self.raw, now_ms)
         ev = deb.pop()
         if ev >= 0:
@@ -152,6 +154,16 @@ class App:
             if self.collect is not None:
                 self.collect()
 
+
+    def _fault_news(self, now_ms):
+        """Say the hardware faults that came since the last pass (hw.faults: a sensor chip
+        lost or back, the display gone) on the log and, for a while, on the display."""
+        faults = self.faults
+        for line in faults[self._faults_seen:]:
+            if self.log:
+                self.log("fault: " + line)
+        self._faults_seen = len(faults)
+        self.controller._say(faults[-1], now_ms)
 
     def command(self, line, now_ms=0):
         """One console line: features/feed.py (the small test protocol: 2 KB) is loaded for

@@ -53,6 +53,8 @@ def test_a_chip_lost_mid_game_keeps_the_game():
         elec.unplug(0x20)  # ranks 1-2: a loose wire under White's pieces
         sim.run(500)
         assert "0x20 off: ranks 1-2 (MCP23017 ENODEV)" in sim.hw.faults
+        assert "fault: 0x20 off: ranks 1-2 (MCP23017 ENODEV)" in sim.log_lines  # the console (print)
+        assert sim.display_text()[1] == "0x20 off: ranks 1-2 (", sim.display_text()  # 21 characters
         assert sim.fen() == fen and not sim.lit()  # its squares kept: nothing moved for the firmware
         assert sim.state()["phase"] == "player"
         sim.play("e4e5")  # squares of the chips that answer: the game goes on

@@ -31,6 +31,9 @@ def init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settin
     self.hw = hw
     self.config = cfg
     self.sensors = hw.sensors
+    faults = getattr(hw, "faults", None)
+    self.faults = faults if faults is not None else []  # boot's show_faults says those there now
+    self._faults_seen = len(self.faults)
     self.buttons = hw.buttons
     self.button_names = hw.buttons.names
     self.debouncer = hw.make_debouncer()
