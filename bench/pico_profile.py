@@ -126,10 +126,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", default="all", help="as bench/pico_speed.py: all, none, group+group")
     ap.add_argument("--port", type=int, default=2351)
-    ap.add_argument("--emu", default=os.environ.get("RP2040_EMU", "/tmp/rp"), help="folder of run.mjs")
+    ap.add_argument("--emu", default=os.environ.get("RP2040_EMU", pico_speed.RP_DIR),
+                    help="folder of rp2040js and the firmware")
     args = ap.parse_args()
-    if not os.path.exists(os.path.join(args.emu, "run.mjs")):
-        raise SystemExit("no rp2040js runner in %s (--emu DIR)" % args.emu)
+    if not os.path.isdir(os.path.join(args.emu, "node_modules", "rp2040js")):
+        raise SystemExit("no emulated Pico in %s: `make emulators` (or --emu DIR)" % args.emu)
     nodes, per_node = calls_per_node()
     os.makedirs(os.path.join(ROOT, "build", "pico_profile"), exist_ok=True)
     t0 = time.time()

@@ -6,7 +6,8 @@
     python bench/pico_speed.py --port 2341 --depth 4 --keep
     python bench/pico_speed.py --shifts 0,256,512,1024        # four heap layouts, the median
 
-Needs the rp2040js runner (`/tmp/rp`, or --emu DIR / $RP2040_EMU; see its README.md).
+Needs the emulated Pico (`make emulators`: .cache/rp2040/, or --emu DIR / $RP2040_EMU with rp2040js and a
+stock firmware); the runner is host_sim/rp2040/board.mjs, bare, with the firmware's own heap (no hold).
 
 For each variant it compiles the engine (firmware/compat.py, firmware/engine/*.py) to .mpy
 for the RP2040 (armv6m) with only the chosen groups of machine-code (viper or native) functions kept
@@ -58,6 +59,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from tools import flash  # noqa: E402
+from tools.emulated_pico import RP_DIR, RUNNER  # noqa: E402
 
 GROUPS = {
     "attack": ("least_attacker",),
@@ -236,8 +238,8 @@ def run_on_emulator(built, args, scripts, work_dir):
     it with mpremote, run each script (source text) there in turn; returns [(printed output,
     host seconds)] in the same order. Shared with bench/pico_profile.py."""
     log = open(os.path.join(work_dir, "emu-%d.log" % args.port), "w")
-    emu = subprocess.Popen(["node", "run.mjs", "--tcp", str(args.port), "--quiet"], cwd=args.emu, stdout=log,
-                           stderr=subprocess.STDOUT)
+    emu = subprocess.Popen(["node", RUNNER, "--rp-dir", args.emu, "--tcp", str(args.port), "--quiet"], cwd=ROOT,
+                           stdout=log, stderr=subprocess.STDOUT)
     results = []
     try:
         wait_port(args.port)
@@ -283,13 +285,13 @@ def main():
     ap.add_argument("--port", type=int, default=2341)
     ap.add_argument("--depth", type=int, default=BENCH_DEPTH)
     ap.add_argument("--count", type=int, default=BENCH_COUNT, help="how many bench positions")
-    ap.add_argument("--emu", default=os.environ.get("RP2040_EMU", "/tmp/rp"), help="folder of run.mjs")
+    ap.add_argument("--emu", default=os.environ.get("RP2040_EMU", RP_DIR), help="folder of rp2040js and the firmware")
     ap.add_argument("--keep", action="store_true", help="print the Pico's raw output")
     ap.add_argument("--shifts", default="0", help="comma-separated byte counts held before the engine is imported, one"
                     " fresh run each (nodes/s depends on the heap's layout: see the docstring)")
     args = ap.parse_args()
-    if not os.path.exists(os.path.join(args.emu, "run.mjs")):
-        raise SystemExit("no rp2040js runner in %s (--emu DIR)" % args.emu)
+    if not os.path.isdir(os.path.join(args.emu, "node_modules", "rp2040js")):
+        raise SystemExit("no emulated Pico in %s: `make emulators` (or --emu DIR)" % args.emu)
     shifts = [int(x) for x in args.shifts.split(",")]
     ref = run_cpython(device_script(args.depth, args.count))
     print("CPython: %d nodes (%s)" % (ref["nodes"], " ".join(str(p[1]) for p in ref["pos"])))

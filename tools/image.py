@@ -49,6 +49,7 @@ STAGE_ROOT = os.path.join(CACHE, "image")
 MICROPYTHON_VERSION = "1.28.0"
 MICROPYTHON_TAG = "v1.28.0"
 MICROPYTHON_COMMIT = "e0e9fbb17ed6fd06bb76e266ae554784c9c80804"
+MICROPYTHON_DATE_EPOCH = "1775433600"  # 2026-04-06, the tag's date (the firmware's banner)
 MICROPYTHON_URL = "https://github.com/micropython/micropython.git"
 SUBMODULES = {
     "lib/pico-sdk": "a1438dff1d38bd9c65dbd693f0e5db4b9ae91779",  # pico-sdk 2.2.0
@@ -468,6 +469,63 @@ def check_freeze(board, src=None, jobs=2, log=print, root=ROOT):
 
 
 # ------------------------------------------------------------------------------------- build
+def _build_port(tree, board, manifest, jobs, log, what, **env_extra):
+    """make -C ports/rp2 for `board` with `manifest` frozen; returns (firmware.bin's bytes, the
+    names of the frozen modules). One build folder a board, under a lock: the stock firmware and the board's
+    image differ only in what they freeze, so after one of them the other recompiles only the
+    frozen modules and links."""
+    mp_board = BOARDS[board][0]
+    build_dir = os.path.join(STAGE_ROOT, "build-" + board)
+    os.makedirs(STAGE_ROOT, exist_ok=True)
+    # GIT_CEILING_DIRECTORIES: the version header must not take this checkout's git commit for
+    # MicroPython's (an unpacked tarball has no .git of its own)
+    # SOURCE_DATE_EPOCH: the banner says the release's date, not the day of the build, so the
+    # same source and compiler give the same bytes
+    env = dict(os.environ, GIT_CEILING_DIRECTORIES=os.path.dirname(tree), SOURCE_DATE_EPOCH=MICROPYTHON_DATE_EPOCH,
+               **env_extra)
+    cmake_args = "-DMICROPY_BOARD=%s -DPICO_NO_PICOTOOL=1 -DMICROPY_FROZEN_MANIFEST=%s" % (mp_board, manifest)
+    import fcntl
+
+    with open(build_dir + ".build-lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.exists(os.path.join(build_dir, "CMakeCache.txt")):
+            # the port's Makefile configures a build folder only once: give CMake this manifest
+            # (and board) again, or the folder goes on freezing the last build's list
+            _run(["cmake", "-S", os.path.join(tree, "ports", "rp2"), "-B", build_dir] + cmake_args.split(), log,
+                 "configuring the %s build failed" % board, env=env)
+            # makemanifest.py rewrites frozen_content.c only when a frozen file is newer than it,
+            # which the other manifest's (older) files are not
+            if os.path.exists(os.path.join(build_dir, "frozen_content.c")):
+                os.remove(os.path.join(build_dir, "frozen_content.c"))
+        _run(["make", "-C", os.path.join(tree, "ports", "rp2"), "BOARD=" + mp_board, "BUILD=" + build_dir,
+              "-j%d" % jobs, "CMAKE_ARGS=" + cmake_args], log, what, env=env)
+        with open(os.path.join(build_dir, "firmware.bin"), "rb") as f:
+            return f.read(), frozen_module_names(build_dir)
+
+
+def build_stock(board, dest, src=None, jobs=2, log=print):
+    """Stock MicroPython for `board`, nothing of Reedchess in it: the pinned release built with
+    MicroPython's own manifest for the board (what a hobbyist flashes from micropython.org), as
+    `dest` (a flash image from 0x10000000). The emulated Pico runs it (tools/emulated_pico.py).
+    Returns a dict of what was built (source, size, SHA-256)."""
+    why = toolchain_missing()
+    if why:
+        raise ImageError(why)
+    tree = find_source(src, log)
+    fix_mpy_tool(tree, log)  # the build folder is shared with the image; stock freezes no machine code
+    build_mpy_cross(tree, jobs, log)
+    _say(log, "building stock MicroPython %s for %s (nothing of Reedchess frozen)" % (
+        MICROPYTHON_VERSION, BOARDS[board][0]))
+    image, _ = _build_port(tree, board, board_manifest(tree, board), jobs, log,
+                           "building stock MicroPython for %s failed" % board)
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with open(dest + ".tmp", "wb") as f:
+        f.write(image)
+    os.replace(dest + ".tmp", dest)
+    return {"micropython": MICROPYTHON_VERSION, "micropython_board": BOARDS[board][0], "source": source_id(tree),
+            "bin_bytes": len(image), "bin_sha256": hashlib.sha256(image).hexdigest(), "built": True}
+
+
 def build_image(board, src=None, jobs=2, force=False, log=print, root=ROOT, out_dir=None):
     """Build the image of `board` (see the module's docstring); returns the dict written to
     dist/<name>.json (paths of the .bin and .uf2 included)."""
@@ -491,19 +549,14 @@ def build_image(board, src=None, jobs=2, force=False, log=print, root=ROOT, out_
             return info
     build_mpy_cross(tree, jobs, log)
     mp_board, chip = BOARDS[board]
-    build_dir = os.path.join(STAGE_ROOT, "build-" + board)
-    # GIT_CEILING_DIRECTORIES: the version header must not take this checkout's git commit for
-    # MicroPython's (an unpacked tarball has no .git of its own)
-    env = dict(os.environ, REEDCHESS_FREEZE_LIST=os.path.join(folder, "freeze.json"),
-               GIT_CEILING_DIRECTORIES=os.path.dirname(tree))
-    cmake_args = "-DMICROPY_BOARD=%s -DPICO_NO_PICOTOOL=1 -DMICROPY_FROZEN_MANIFEST=%s" % (
-        mp_board, os.path.join(root, "manifest.py"))
     _say(log, "building MicroPython %s for %s (%s) with Reedchess frozen in: %d modules" % (
         MICROPYTHON_VERSION, mp_board, board, len(entries)))
-    _run(["make", "-C", os.path.join(tree, "ports", "rp2"), "BOARD=" + mp_board, "BUILD=" + build_dir,
-          "-j%d" % jobs, "CMAKE_ARGS=" + cmake_args], log, "building the %s image failed" % board, env=env)
-    with open(os.path.join(build_dir, "firmware.bin"), "rb") as f:
-        image = f.read()
+    image, frozen = _build_port(tree, board, os.path.join(root, "manifest.py"), jobs, log,
+                                   "building the %s image failed" % board,
+                                   REEDCHESS_FREEZE_LIST=os.path.join(folder, "freeze.json"))
+    if "firmware/app.py" not in frozen:
+        raise ImageError("the %s build froze %d modules without Reedchess's (%s): remove %s and build again"
+                         % (board, len(frozen), ", ".join(frozen[:4]), os.path.join(STAGE_ROOT, "build-" + board)))
     if len(image) > FIRMWARE_ROOM[board]:
         raise ImageError("the %s image is %d bytes, more than the %d before the board's file system"
                          % (board, len(image), FIRMWARE_ROOM[board]))
@@ -518,7 +571,7 @@ def build_image(board, src=None, jobs=2, force=False, log=print, root=ROOT, out_
         "board": board, "micropython_board": mp_board, "chip": chip, "micropython": MICROPYTHON_VERSION,
         "micropython_commit": MICROPYTHON_COMMIT, "source": source_id(tree), "key": key,
         "bin_bytes": len(image), "uf2_bytes": len(uf2), "firmware_room_bytes": FIRMWARE_ROOM[board],
-        "frozen": frozen_module_names(build_dir), "book_path": BOOK_PATH,
+        "frozen": frozen, "book_path": BOOK_PATH,
         "tt_entries": image_tt_entries(board, root),
         "bin_sha256": hashlib.sha256(image).hexdigest(),
     }

@@ -2,6 +2,12 @@
 // Reedchess's board at the pins of an emulated Pico (rp2040js + stock MicroPython RPI_PICO).
 //
 //   node board.mjs --rp-dir .cache/rp2040 --tcp SERIAL_PORT --control CONTROL_PORT --config '{...}'
+//   node board.mjs --rp-dir .cache/rp2040 --tcp SERIAL_PORT      a bare Pico: nothing at its pins
+//
+// The one runner of the emulated Pico (tools/emulated_pico.py starts it bare, host_sim/rp2040/
+// pico_board.py with a board). --rp-dir holds npm rp2040js and the firmware (default: the stock
+// micropython-RPI_PICO-*.bin that `make emulators` puts there; --image F for another); the
+// RP2040 boot ROM is bootrom/ beside this file (Raspberry Pi's, BSD-3-Clause: bootrom/README.md).
 //
 // SERIAL_PORT: the board's USB serial (raw bytes; mpremote connects as socket://127.0.0.1:PORT).
 // CONTROL_PORT: JSON lines, one request -> one answer (host_sim/rp2040/pico_board.py speaks it):
@@ -64,13 +70,14 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--quiet') opt.quiet = true;
   else throw new Error(`unknown argument ${a}`);
 }
-if (!opt.tcp || !opt.control || !opt.config) throw new Error('need --tcp PORT --control PORT --config JSON');
+if (!opt.tcp) throw new Error('need --tcp PORT (and --control PORT --config JSON for a board at the pins)');
 const rpDir = path.resolve(opt.rpDir);
 const { Simulator, USBCDC, ConsoleLogger, LogLevel, GPIOPinState } = await import(
   pathToFileURL(path.join(rpDir, 'node_modules', 'rp2040js', 'dist', 'esm', 'index.js')).href);
 opt.image ||= path.join(rpDir, fs.readdirSync(rpDir).find((n) => /^micropython-RPI_PICO-.*\.bin$/.test(n)));
-opt.bootrom ||= path.join(rpDir, 'rp2040-bootrom-b1.bin');
-const cfg = opt.config;
+opt.bootrom ||= path.join(here, 'bootrom', 'rp2040-bootrom-b1.bin');
+// Without --config: a bare Pico, nothing wired to its pins (the REPL, flash and heap figures).
+const cfg = { rows: [], cols: [], buttons: [], neopixel: null, pixels: 0, buzzer: null, i2c: null, ...opt.config };
 
 const NS_PER_CYCLE = 8; // the Simulator's 125 MHz
 const sim = new Simulator();
@@ -172,7 +179,7 @@ function setInput(p, level) {
   if (pin._modelLevel !== level) { pin._modelLevel = level; pin.setInputValue(level); }
 }
 function updateColumns() {
-  for (let c = 0; c < 8; c++) {
+  for (let c = 0; c < cfg.cols.length; c++) {
     let low = false;
     for (let rw = 0; rw < 8 && !low; rw++) low = closed[rw * 8 + c] === 1 && drivenLow(cfg.rows[rw]);
     setInput(cfg.cols[c], low ? false : pulled(cfg.cols[c]));
@@ -183,7 +190,7 @@ for (const p of cfg.rows) gpio[p].addListener(updateColumns);
 // the start of every scan (the first row driven low), for the gaps between the firmware's scans
 const scans = new Float64Array(1 << 16);
 let scanCount = 0;
-gpio[cfg.rows[0]].addListener((state) => {
+if (cfg.rows.length) gpio[cfg.rows[0]].addListener((state) => {
   if (state === GPIOPinState.Low) scans[scanCount++ & 0xffff] = clock.nanos;
 });
 for (const p of cfg.cols) gpio[p].addListener(updateColumns); // pull changes
@@ -213,7 +220,7 @@ function latch() {
   if (frames.length > 4096) frames.splice(0, 1024);
   bits = [];
 }
-gpio[cfg.neopixel].addListener((state) => {
+if (cfg.neopixel !== null && cfg.neopixel !== undefined) gpio[cfg.neopixel].addListener((state) => {
   const t = clock.nanos;
   if (state === GPIOPinState.High) {
     if (fallNs >= 0 && t - fallNs > 50000) latch();
@@ -397,7 +404,7 @@ async function handle(req) {
       throw new Error(`unknown op ${req.op}`);
   }
 }
-net.createServer((s) => {
+const controlServer = net.createServer((s) => {
   s.setNoDelay(true);
   let acc = '';
   let chain = Promise.resolve();
@@ -423,4 +430,5 @@ net.createServer((s) => {
     }
   });
   s.on('error', () => {});
-}).listen(opt.control, '127.0.0.1', () => console.error(`# control on tcp://127.0.0.1:${opt.control}`));
+});
+if (opt.control) controlServer.listen(opt.control, '127.0.0.1', () => console.error(`# control on tcp://127.0.0.1:${opt.control}`));

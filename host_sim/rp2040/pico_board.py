@@ -32,11 +32,11 @@ import chess
 
 from firmware.io.cellmap import make_cell_map
 from host_sim.pins import FakeSsd1306
-from tools.emulated_pico import CACHE, RP_DIR, DeviceError, EmulatedPico, free_port, unavailable
+from tools.emulated_pico import (CACHE, HOLD_BOOT_PY, RP_DIR, RUNNER, STOCK_FIRMWARE, DeviceError, EmulatedPico,
+                                 free_port, unavailable)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-RUNNER = os.path.join(HERE, "board.mjs")
 PATTERN_NAMES = ("off", "on", "blink", "blink-fast")
 WINDOW_MS = 1100  # lit(): frames looked at (a slow blink's period is 1024 ms)
 HAND_MS = 250
@@ -129,6 +129,8 @@ class PinPico(EmulatedPico):
             return self  # a saved flash: main.py runs (PicoBoard.power_on waits for its console)
         self.write(b"\r\n")
         self.read_until(b">>> ", timeout=self.boot_timeout)
+        if self.hold:
+            self.hold_heap()
         return self
 
     def stop(self):
@@ -536,9 +538,9 @@ def _build_digest(board):
         digest.update(rel.encode() + b"\0")
         with open(os.path.join(ROOT, rel), "rb") as f:
             digest.update(f.read())
-    for name in sorted(os.listdir(RP_DIR)):
-        if name.endswith(".bin"):
-            digest.update(name.encode())
+    with open(os.path.join(RP_DIR, STOCK_FIRMWARE), "rb") as f:  # the stock firmware, and the heap hold
+        digest.update(f.read())
+    digest.update(HOLD_BOOT_PY.encode())
     from tools.flash import mpy_cross_version
 
     digest.update(str(mpy_cross_version()).encode())
