@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web web-demo online test-browser test-images bench bench-search match perft-speed flash image mpy package lint book diagrams clean help
+.PHONY: all venv emulators emulators-if-possible test test-fast sim sim-web web-demo online test-browser test-images bench bench-search match perft-speed flash image release mpy package lint book diagrams clean help
 
 all: test
 
@@ -27,13 +27,15 @@ $(FLASH_STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[flash]'
 	touch $(FLASH_STAMP)
 
-## emulators: install the emulated stock Pico (npm rp2040js 1.4.1 + ../shared/rp2040) into .cache/rp2040/
-## and MicroPython's WebAssembly port (npm, pinned) into .cache/mpwasm/ (docs/emulated-pico.md); needs node + npm
+## emulators: install the emulated stock Pico into .cache/rp2040/ (npm rp2040js 1.4.1; MicroPython 1.28.0's stock
+##            RPI_PICO built from the pinned source, or REEDCHESS_PICO_FIRMWARE=downloaded-release.uf2) and
+##            MicroPython's WebAssembly port (npm, pinned) into .cache/mpwasm/ (docs/emulated-pico.md); needs node + npm
 emulators: $(STAMP)
 	@rc=0; $(PY) -m tools.emulated_pico install || rc=1; $(PY) -m tools.wasm_port install || rc=1; exit $$rc
 
 # make test installs them too, but goes on without them: their tests then skip with the reason
 emulators-if-possible: $(STAMP)
+	@test -f .cache/rp2040/.installed || echo "installing the emulated Pico (the first time it builds stock MicroPython: about a minute)"
 	@-$(PY) -m tools.emulated_pico install >/dev/null 2>&1 || echo "note: no emulated Pico ($$(cat .cache/rp2040/INSTALL-FAILED 2>/dev/null)): its tests skip"
 	@-$(PY) -m tools.wasm_port install >/dev/null 2>&1 || echo "note: no MicroPython wasm port ($$(cat .cache/mpwasm/INSTALL-FAILED 2>/dev/null)): its tests skip"
 
@@ -108,6 +110,11 @@ flash: $(FLASH_STAMP)
 ##        make image BOARD=pico|pico_w|pico2|pico2_w [MICROPY_SRC=tree-or-tarball]; needs gcc-arm-none-eabi, newlib, cmake (docs/flashing.md)
 image: $(FLASH_STAMP)
 	@MICROPY_SRC="$(MICROPY_SRC)" $(PY) -m tools.image --board "$(BOARD)" --jobs $(JOBS) $(ARGS)
+
+## release: dist/release/ for the version in pyproject.toml: the four RP2 images, the web demo as one zip,
+##          RELEASE-NOTES.md from CHANGELOG.md's section and SHA256SUMS [MICROPY_SRC=tree-or-tarball] (CONTRIBUTING.md)
+release: $(FLASH_STAMP)
+	@MICROPY_SRC="$(MICROPY_SRC)" $(PY) -m tools.release --jobs $(JOBS) $(ARGS)
 
 ## mpy: only build .mpy for every board (or BOARD=...) into build/flash/, with sizes
 mpy: $(FLASH_STAMP)
