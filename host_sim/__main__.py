@@ -7,6 +7,9 @@
     python -m host_sim --selftest            # switched on with *hint* held: the self-test
     python -m host_sim --replay game.log     # replay a sensor log (from the simulator or a real
                                              # board), show what the firmware made of it, go on
+    python -m host_sim --eboard millennium --serial-link /tmp/reedchess
+                                             # the board as an e-board (dgt or millennium) on a
+                                             # pseudo-terminal: chess programs open /tmp/reedchess
 """
 import argparse
 import importlib
@@ -16,6 +19,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SELFTEST_BUTTON = "hint"  # firmware/features/boot.py: held at power-on, it starts the self-test
 SELFTEST_HOLD_MS = 500
+EBOARDS = ("dgt", "millennium")  # settings.eboard 1, 2
 
 
 def board_names():
@@ -52,6 +56,10 @@ def make_parser():
     p.add_argument("--speed", type=float, default=1.0, help="simulated time per real time in the live UIs"
                    " (default 1: the device's real pace)")
     p.add_argument("--lines", action="store_true", help="line-by-line UI even on a terminal")
+    p.add_argument("--eboard", choices=EBOARDS, default=None, help="start in the e-board mode: the board"
+                   " speaks DGT's or the Millennium ChessLink protocol on --serial-link (docs/eboard.md)")
+    p.add_argument("--serial-link", metavar="PATH", help="with --eboard: make a pseudo-terminal and a symlink"
+                   " to it at PATH, the board's USB serial port for a chess program")
     p.add_argument("--selftest", action="store_true", help="switch on with *hint* held: the self-test"
                    " (a long press of new moves to the next test; after the last the game starts)")
     return p
@@ -78,6 +86,17 @@ def build(args, header=None):
         kwargs["level"] = level - 1
     if getattr(args, "selftest", False):
         kwargs["held_at_boot"] = (SELFTEST_BUTTON,)
+    eboard = getattr(args, "eboard", None)
+    link_path = getattr(args, "serial_link", None)
+    if eboard and not link_path:
+        raise ValueError("--eboard needs --serial-link PATH (the pseudo-terminal's symlink, e.g. /tmp/reedchess)")
+    if link_path and not eboard:
+        raise ValueError("--serial-link needs --eboard dgt|millennium")
+    if eboard:
+        from host_sim.eboard_link import PtyLink
+
+        kwargs["eboard"] = EBOARDS.index(eboard) + 1
+        kwargs["link"] = PtyLink(link_path)
     sim = Simulator(seed=seed, human=human, board=board, **kwargs)
     if getattr(args, "selftest", False):
         sim.run(SELFTEST_HOLD_MS)  # the hand lets go of the button once the board is on
@@ -132,6 +151,16 @@ def main(argv=None):
             return serve(table, port=args.port, speed=args.speed)
         from host_sim.tui import run_lines, run_terminal
 
+        link = table.sim.app.link
+        if link is not None:
+            out.write("e-board (%s): the serial link is %s -> %s\n" % (args.eboard, link.path, link.device))
+            out.flush()
+        full_screen = sys.stdin.isatty() and sys.stdout.isatty() and os.environ.get("TERM", "dumb") != "dumb"
+        if link is not None and (args.lines or not full_screen):
+            # the board answers the host while the line UI waits for a typed line
+            from host_sim.eboard_link import RealTimeInput
+
+            return run_lines(table, infile=RealTimeInput(table, sys.stdin, args.speed))
         if args.lines:
             return run_lines(table)
         return run_terminal(table, speed=args.speed)
@@ -141,6 +170,8 @@ def main(argv=None):
     finally:
         if table is not None and table.recorder is not None:
             table.recorder.close()
+        if table is not None and getattr(table.sim.app, "link", None) is not None:
+            table.sim.app.link.close()
 
 
 if __name__ == "__main__":

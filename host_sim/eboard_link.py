@@ -108,3 +108,30 @@ class PtyLink:
         finally:
             os.close(self._master)
             os.close(self._slave)
+
+
+class RealTimeInput:
+    """A line reader for the line UI (host_sim/tui.py run_lines) while a host talks on the
+    link: waiting for a typed line, it runs the simulation at the pace of real time (x
+    `speed`), so the board answers the host between the lines a person types."""
+
+    def __init__(self, table, stream, speed=1.0, tick_s=0.02):
+        self.table = table
+        self.stream = stream
+        self.speed = speed
+        self.tick_s = tick_s
+
+    def readline(self):
+        import select
+        import time
+
+        last = time.monotonic()
+        while True:
+            ready = select.select([self.stream], [], [], self.tick_s)[0]
+            now = time.monotonic()
+            ms = int((now - last) * 1000 * self.speed)
+            if ms > 0:
+                self.table.sim.run(ms)
+                last = now
+            if ready:
+                return self.stream.readline()

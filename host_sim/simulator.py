@@ -56,7 +56,7 @@ class SimulatorError(RuntimeError):
 class Simulator(FirmwareReadout):
     def __init__(self, seed=0, human="white", board="pico", fen=None, level=None, flash=None, ponder=None,
                  book=True, pieces=None, bounce=0, settings=None, tt_entries=None, show_targets=None, pass_us=None,
-                 sensor_log=None, held_at_boot=()):
+                 sensor_log=None, held_at_boot=(), eboard=0, link=None):
         """`fen`: start a fresh game from this position (pieces set up accordingly);
         `level`: index into the level table (default: the firmware's default level);
         `flash`: a FakeFlash with a journal to resume from (its settings and game win);
@@ -67,7 +67,9 @@ class Simulator(FirmwareReadout):
         value simulates long idle stretches faster, more coarsely); `sensor_log`: a
         firmware.features.sensor_log.SensorLog the App writes every debounced event to;
         `held_at_boot`: buttons held down while the board is switched on (("hint",): the
-        self-test), released with release(name)."""
+        self-test), released with release(name); `eboard`: 1 (DGT) or 2 (Millennium) starts the
+        board in that e-board mode (settings.eboard), `link` the serial link it speaks on
+        (host_sim/eboard_link.py: a PtyLink or a PipeLink)."""
         if human not in SIDES:
             raise ValueError("human must be one of %s, got %r" % (", ".join(sorted(SIDES)), human))
         self.config = importlib.import_module("boards." + board).CONFIG
@@ -96,6 +98,7 @@ class Simulator(FirmwareReadout):
                 settings.ponder = ponder
             if show_targets is not None:
                 settings.show_targets = show_targets
+            settings.eboard = eboard
         self._console_in = []
         self.console_lines = []
         self.log_lines = []
@@ -104,6 +107,7 @@ class Simulator(FirmwareReadout):
         self.app = App(self.hw, searcher, book=book_obj, journal=journal, ticks_ms=self.clock.firmware_ticks,
                        console=self, write=self.console_lines.append, settings=settings, start_fen=fen, seed=seed,
                        log=self.log_lines.append, sensor_log=sensor_log)
+        self.app.link = link  # before the firmware thread boots: the e-board mode claims it there
         self.controller = self.app.controller
         self.power_cut = None
         self._error = None
