@@ -54,9 +54,12 @@ class Rig:
             self.elec.set_cell(cell, cell in self.board.pieces)
         self.run(HAND_MS)
 
-    def play(self, uci_text, order="natural"):
+    def play(self, uci_text, order="natural", settle=True):
+        """The touches of a move; with `settle`, then still hands until the move counts."""
         for step in self.board.plan(uci_text, order):
             self.touch(step)
+        if settle:
+            self.run(CONFIG["stable_ms"] + 2 * CONFIG["debounce_ms"] + 120)
 
     def lift(self, name):
         self.touch(("lift", cell_of(name)))
