@@ -20,8 +20,13 @@
 //                                               showing at T): [{t, px: "rrggbb..."}]
 //   {"op":"display"}                            SSD1306: {on, ram: hex of the 1 KB GDDRAM, writes}
 //   {"op":"buzzer"}                             [[t_ns, hz, duty_u16], ...] every change of the tone
-//   {"op":"scans","since_ns":T,"gap_ms":G}      matrix scans since T: count, gaps longer than G ms
+//   {"op":"scans","since_ns":T,"gap_ms":G}      matrix scans since T (with expanders: reads of the
+//                                               first chip's GPIOA): count, gaps longer than G ms
 //   {"op":"pins"}                               levels and directions of the modelled pins
+//   {"op":"mcp","addr":A,"present":false}       MCP23017 A off its bus (a loose wire); true: back,
+//                                               with its power-on registers
+//   {"op":"i2c_hold","bus":B,"low":true}        bus B held low: every transfer fails (false: freed)
+//   {"op":"mcp_regs"}                           the expanders' registers: {addr: [22 bytes]}
 //   {"op":"flash_save","path":F}                the flash as it is now (its first 2 MB, the Pico's
 //                                               flash: 343 KB MicroPython image, then littlefs) into F
 //   {"op":"cut","at_ns":T,"path":F}             a power cut at emulated time T (or "flash_call":K:
@@ -47,6 +52,8 @@
 //   24 bits GRB per pixel, a low of > 50 us latches the frame.
 // - buttons: a pressed button pulls its pin low, a released one leaves it to its pull.
 // - buzzer: the PWM slice of the pin: frequency = clk_sys / divider / (top + 1), duty from CC.
+// - MCP23017 expanders (config mcp: {i2c, addrs, pins, active}) on their I2C bus, timed at the
+//   bus's clock; switch N is chip N // pins, input N % pins (GPA0..7, GPB0..7).
 // - SSD1306 on the I2C bus: acknowledges its address, parses control bytes 0x80/0x00 (commands)
 //   and 0x40 (data, horizontal addressing into the 128x8 page RAM).
 import fs from 'fs';
@@ -253,12 +260,19 @@ if (cfg.buzzer !== null && cfg.buzzer !== undefined) {
   mcu.pwm.writeUint32 = (offset, value) => { plainWrite(offset, value); sampleTone(); };
 }
 
-// ---- the SSD1306 on I2C ---------------------------------------------------------------------
+// ---- I2C: the SSD1306 and the MCP23017 expanders ---------------------------------------------
+// Each bus carries its devices by address: {write(byte, first) -> ack, read() -> byte}; a start
+// to an address nobody answers is NACKed (machine.I2C raises OSError ENODEV). On a bus with the
+// expanders the bytes take their time: 9 SCL periods a byte (address or data, with its ACK) and
+// one for a start or a stop, at the bus's own clock (IC_FS_SCL_HCNT + LCNT), so a scan costs
+// what it costs on the wire; a display on a bus of its own keeps the instant transfers it had.
+const i2cDevices = [new Map(), new Map()];
+const i2cTimed = [false, false];
+const i2cHeld = [false, false]; // a bus held low: every transfer fails (arbitration lost)
 const ARGS = { 0x20: 1, 0x21: 2, 0x22: 2, 0x81: 1, 0x8d: 1, 0xa8: 1, 0xd3: 1, 0xd5: 1, 0xd9: 1, 0xda: 1, 0xdb: 1 };
 const oled = { on: false, ram: new Uint8Array(1024), writes: 0, col: 0, page: 0, c0: 0, c1: 127, p0: 0, p1: 7 };
 if (cfg.i2c !== null && cfg.i2c !== undefined) {
-  const bus = mcu.i2c[cfg.i2c];
-  let mine = false, first = true, mode = 0, pending = null;
+  let mode = 0, pending = null;
   const command = (b) => {
     pending = pending ? [...pending, b] : [b];
     if (pending.length - 1 < (ARGS[pending[0]] || 0)) return;
@@ -273,17 +287,99 @@ if (cfg.i2c !== null && cfg.i2c !== undefined) {
     oled.ram[oled.page * 128 + oled.col] = b;
     if (++oled.col > oled.c1) { oled.col = oled.c0; if (++oled.page > oled.p1) oled.page = oled.p0; }
   };
-  bus.onStart = () => bus.completeStart();
-  bus.onConnect = (addr) => { mine = addr === cfg.i2c_addr; first = true; bus.completeConnect(mine); };
-  bus.onWriteByte = (b) => {
-    if (!mine) return bus.completeWrite(false);
-    if (first) { first = false; mode = b; oled.writes++; }
-    else if (mode === 0x40) data(b);
-    else command(b);
-    bus.completeWrite(true);
+  i2cDevices[cfg.i2c].set(cfg.i2c_addr, {
+    write(b, first) {
+      if (first) { mode = b; oled.writes++; } else if (mode === 0x40) data(b); else command(b);
+      return true;
+    },
+    read: () => 0x00,
+  });
+}
+// MCP23017 (IOCON.BANK = 0): 22 registers, the pointer set by a write's first byte and advanced
+// by every byte after it (IOCON.SEQOP = 0); IODIR 0xff, the rest 0 at power-on. GPIOA/B read
+// each pin's level XOR its IPOL bit: a closed switch pulls its input low (mcp.active 1: a
+// push-pull sensor drives it high, and low when open); an open one is left to the pull-up
+// (GPPU), and without one it floats and reads 0 here.
+const expanders = new Map(); // addr -> {k, regs}
+const mcpScans = new Float64Array(1 << 16); // chip 0's GPIOA reads: one a scan
+let mcpScanCount = 0;
+function mcpLevel(k, pin, regs) {
+  const m = cfg.mcp;
+  const wired = pin < m.pins;
+  const phys = k * m.pins + pin;
+  if (wired && closed[phys]) return m.active ? 1 : 0;
+  if (wired && m.active) return 0;
+  return (regs[0x0c + (pin >> 3)] >> (pin & 7)) & 1;
+}
+function mcpPort(k, regs, port) {
+  let v = 0;
+  for (let i = 0; i < 8; i++) {
+    const bit = 1 << i;
+    let level = mcpLevel(k, port * 8 + i, regs);
+    if (!(regs[port] & bit)) level = regs[0x14 + port] & bit ? 1 : 0; // an output reads its latch
+    else if (regs[0x02 + port] & bit) level ^= 1;
+    v |= level << i;
+  }
+  return v;
+}
+function mcpDevice(k) {
+  const regs = new Uint8Array(22);
+  regs[0] = regs[1] = 0xff;
+  let ptr = 0;
+  return {
+    regs,
+    write(b, first) {
+      if (first) ptr = b % 22;
+      else { regs[ptr] = b; ptr = (ptr + 1) % 22; }
+      return true;
+    },
+    read() {
+      if (k === 0 && ptr === 0x12) mcpScans[mcpScanCount++ & 0xffff] = clock.nanos;
+      const v = ptr === 0x12 || ptr === 0x13 ? mcpPort(k, regs, ptr - 0x12) : regs[ptr];
+      ptr = (ptr + 1) % 22;
+      return v;
+    },
   };
-  bus.onReadByte = () => bus.completeRead(0x00);
-  bus.onStop = () => { mine = false; bus.completeStop(); };
+}
+if (cfg.mcp) {
+  i2cTimed[cfg.mcp.i2c] = true;
+  cfg.mcp.addrs.forEach((addr, k) => {
+    const dev = mcpDevice(k);
+    expanders.set(addr, dev);
+    i2cDevices[cfg.mcp.i2c].set(addr, dev);
+  });
+}
+for (const busNo of [0, 1]) {
+  const devices = i2cDevices[busNo];
+  if (!devices.size) continue;
+  const bus = mcu.i2c[busNo];
+  let dev = null, first = true;
+  const alarm = clock.createAlarm(() => { const fn = due; due = null; fn(); });
+  let due = null;
+  const later = (periods, fn) => { // after `periods` SCL periods on a timed bus, else at once
+    if (!i2cTimed[busNo]) return fn();
+    due = fn;
+    alarm.schedule(periods * (bus.sclHighPeriod + bus.sclLowPeriod) * NS_PER_CYCLE);
+  };
+  bus.onStart = () => {
+    if (i2cHeld[busNo]) return later(1, () => bus.arbitrationLost());
+    later(1, () => bus.completeStart());
+  };
+  bus.onConnect = (addr) => {
+    dev = devices.get(addr) || null;
+    first = true;
+    later(9, () => bus.completeConnect(dev !== null));
+  };
+  bus.onWriteByte = (b) => {
+    const ack = dev !== null && dev.write(b, first);
+    first = false;
+    later(9, () => bus.completeWrite(ack));
+  };
+  bus.onReadByte = () => {
+    const v = dev ? dev.read() : 0xff;
+    later(9, () => bus.completeRead(v));
+  };
+  bus.onStop = () => { dev = null; later(1, () => bus.completeStop()); };
 }
 
 // ---- running -------------------------------------------------------------------------------
@@ -387,8 +483,9 @@ async function handle(req) {
       const since = req.since_ns ?? 0, gapNs = (req.gap_ms ?? 50) * 1e6;
       const gaps = [];
       let n = 0, prev = -1, first = -1;
-      for (let i = Math.max(0, scanCount - 65536); i < scanCount; i++) {
-        const t = scans[i & 0xffff];
+      const [times, count] = cfg.mcp ? [mcpScans, mcpScanCount] : [scans, scanCount]; // expanders: chip 0's reads
+      for (let i = Math.max(0, count - 65536); i < count; i++) {
+        const t = times[i & 0xffff];
         if (t < since) { prev = t; continue; }
         n++;
         if (first < 0) first = t;
@@ -400,6 +497,21 @@ async function handle(req) {
     }
     case 'pins':
       return { pins: pinsReport() };
+    case 'mcp': { // an expander taken off its bus ("present": false) or put back (power-on registers)
+      const dev = expanders.get(req.addr);
+      if (!dev) throw new Error(`no MCP23017 at ${req.addr}`);
+      if (req.present) {
+        dev.regs.fill(0);
+        dev.regs[0] = dev.regs[1] = 0xff;
+        i2cDevices[cfg.mcp.i2c].set(req.addr, dev);
+      } else i2cDevices[cfg.mcp.i2c].delete(req.addr);
+      return {};
+    }
+    case 'i2c_hold': // a bus held low: every transfer fails until released
+      i2cHeld[req.bus] = !!req.low;
+      return {};
+    case 'mcp_regs':
+      return { regs: Object.fromEntries([...expanders].map(([a, d]) => [a, Array.from(d.regs)])) };
     default:
       throw new Error(`unknown op ${req.op}`);
   }

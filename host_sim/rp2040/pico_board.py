@@ -46,14 +46,20 @@ PRESS_MS = 200
 
 
 def board_model(config):
-    """The runner's --config for a board CONFIG with a reed matrix and NeoPixel LEDs."""
+    """The runner's --config for a board CONFIG with a reed matrix or MCP23017 expanders and
+    NeoPixel LEDs."""
     s, led = config["sensor"], config["leds"]
-    if s["kind"] != "matrix" or led["kind"] != "neopixel":
-        raise ValueError("the pin model knows the reed matrix and NeoPixel LEDs (board %s)" % config["name"])
+    if s["kind"] not in ("matrix", "mcp23017") or led["kind"] != "neopixel":
+        raise ValueError("the pin model knows the reed matrix, MCP23017 expanders and NeoPixel LEDs (board %s)"
+                         % config["name"])
     st = config.get("status")
     d = config.get("display")
+    mcp = None
+    if s["kind"] == "mcp23017":
+        mcp = {"i2c": s.get("i2c", 0), "addrs": list(s["addrs"]), "pins": 64 // len(s["addrs"]),
+               "active": s.get("active", 0)}
     return {
-        "rows": list(s["rows"]), "cols": list(s["cols"]),
+        "rows": list(s.get("rows", ())), "cols": list(s.get("cols", ())), "mcp": mcp,
         "buttons": sorted(config["buttons"].values()),
         "neopixel": led["pin"], "pixels": 65 if st and st.get("kind") == "pixel" else 64,
         "buzzer": (config.get("buzzer") or {}).get("pin"),
@@ -408,6 +414,23 @@ class PicoBoard:
         self.occupied = {sq for sq in chess.SQUARES if board.piece_at(sq)}
         ns = self.ctl("switches", closed=[self._sensor_phys[c] for c in sorted(self.occupied)])["ns"]
         self.touch_log.append((ns, frozenset(self.occupied)))
+
+    # ---- the expanders' bus (boards with MCP23017 sensors) ---------------------------------------
+    def unplug(self, addr):
+        """The MCP23017 at `addr` leaves its bus (a loose wire): nothing answers there."""
+        self.ctl("mcp", addr=addr, present=False)
+
+    def plug(self, addr):
+        """The MCP23017 at `addr` is back on its bus, with its power-on registers."""
+        self.ctl("mcp", addr=addr, present=True)
+
+    def hold_bus(self, bus, low=True):
+        """I2C bus `bus` held low (low=False: freed): every transfer on it fails."""
+        self.ctl("i2c_hold", bus=bus, low=low)
+
+    def expander_registers(self):
+        """{addr: [22 register bytes]} of the modelled MCP23017s."""
+        return {int(a): regs for a, regs in self.ctl("mcp_regs")["regs"].items()}
 
     # ---- buttons --------------------------------------------------------------------------------
     def hold(self, name):

@@ -1,6 +1,6 @@
 """Measured on the emulated chip: from lifting a piece to its legal targets on the LEDs.
 
-    .venv/bin/python -m host_sim.rp2040.reaction [samples] [--no-display]   # default 8 per case
+    .venv/bin/python -m host_sim.rp2040.reaction [samples] [--no-display] [--board pico_mcp]   # default 8 per case
 
 Flashes Reedchess into the emulated stock Pico (host_sim/rp2040/board.mjs), boots main.py and,
 in emulated time, lifts a piece at random moments and times the first WS2812 frame (decoded
@@ -65,16 +65,21 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     display = "--no-display" not in argv
     argv = [a for a in argv if a != "--no-display"]
+    board = "pico"
+    if "--board" in argv:
+        i = argv.index("--board")
+        board = argv[i + 1]
+        del argv[i:i + 2]
     samples = int(argv[0]) if argv else 8
     rng = random.Random(1)
     host0 = time.monotonic()
-    with PicoBoard(display=display) as b:
+    with PicoBoard(board=board, display=display) as b:
         b.flash()
         t_reset = b.ctl("time")["ns"]
         b.boot()
         ready = b.ctl("time")["ns"]
         first_scan = b.ctl("scans", since_ns=t_reset, gap_ms=10 ** 6)["first"]
-        lines = ["display %s" % ("SSD1306 on I2C" if display else "none (no answer on I2C)"),
+        lines = ["board %s, display %s" % (board, "SSD1306 on I2C" if display else "none (no answer on I2C)"),
                  "boot (soft reset -> first matrix scan) %.0f ms; -> console answers %.0f ms"
                  % ((first_scan - t_reset) / 1e6, (ready - t_reset) / 1e6)]
         lines.append("boot printed: %s" % [line for line in b.pico.transcript if line.strip()])
