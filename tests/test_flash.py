@@ -532,3 +532,9 @@ def test_main_py_puts_romfs_or_frozen_code_first():
     assert frozen.endswith(plain) and "sys.path.insert(0, '.frozen')" in frozen
     for text in (romfs, frozen):
         compile(text, "main.py", "exec")
+
+
+def test_a_board_built_on_another_takes_its_chip():
+    # pico_w and pico2_w are the Pico's and the Pico 2's CONFIG with Wi-Fi: no "mcu" of their own
+    assert flash.board_arch("pico_w") == flash.board_arch("pico") == "armv6m"
+    assert flash.board_arch("pico2_w") == flash.board_arch("pico2") == "armv7emsp"

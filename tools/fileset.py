@@ -75,20 +75,32 @@ def is_board_module(path):
     return has_config and has_factory
 
 
-def board_setting(board, name, root=ROOT):
-    """The literal value of key `name` in a board module's dicts (its CONFIG), or None."""
+def board_setting(board, name, root=ROOT, inherit=False):
+    """The literal value of key `name` in a board module's dicts (its CONFIG), or None. With
+    `inherit`, a board built on another's CONFIG (`from boards.pico import CONFIG as _PICO`, as
+    pico_w is) has the other's value where it sets none of its own."""
     tree = _parse(os.path.join(root, "boards", board + ".py"))
+    bases = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
                 if isinstance(key, ast.Constant) and key.value == name and isinstance(value, ast.Constant):
                     return value.value
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("boards.") and any(
+                alias.name == "CONFIG" for alias in node.names):
+            bases.append(node.module.split(".", 1)[1])
+    for base in bases if inherit else ():
+        if base != board and os.path.exists(os.path.join(root, "boards", base + ".py")):
+            value = board_setting(base, name, root, inherit)
+            if value is not None:
+                return value
     return None
 
 
 def board_mcu(board, root=ROOT):
-    """The ``"mcu"`` string literal of a board's CONFIG (e.g. "RP2040"), or None."""
-    return board_setting(board, "mcu", root)
+    """The ``"mcu"`` string literal of a board's CONFIG (e.g. "RP2040"), or its base board's
+    (pico_w is the Pico's CONFIG with Wi-Fi), or None."""
+    return board_setting(board, "mcu", root, inherit=True)
 
 
 def _imported_modules(path):
