@@ -104,10 +104,16 @@ def test_dgt_clock_messages_are_read_whole_and_ignored(dgt):
 
 def test_dgt_revelation_leds_light_the_fields_named(dgt):
     rig, host = dgt
-    ask(rig, bytes((0x60, 4, 1, 52, 36, 0)))  # e2, e4
+    ask(rig, bytes((0x60, 4, 1, 52, 36, 0)))  # e2, e4 as a move's from and to
     assert lit_cells(rig) == ["e2", "e4"]
     assert set(compose_leds(rig.app.controller)) == {chess.E2, chess.E4}
-    ask(rig, bytes((0x60, 2, 0, 0)))
+    ask(rig, bytes((0x60, 4, 0, 0, 63, 0)))  # off
+    assert lit_cells(rig) == []
+    # one square at a time, start = end, without the closing 0x00 some hosts leave out
+    host.feed(ask(rig, bytes((0x60, 4, 1, 62, 62, 0x60, 4, 1, 45, 45, 0x4D))))
+    assert lit_cells(rig) == ["f3", "g1"]
+    assert [i for i, _ in host.messages] == [0x93]  # the version request after them was answered
+    ask(rig, bytes((0x60, 2, 0, 0, 0)))
     assert lit_cells(rig) == []
 
 

@@ -87,6 +87,11 @@ class EBoard:
             self.lit_blink[cell >> 3] |= 1 << (cell & 7)
         self._c.dirty = True
 
+    def light_more(self, cell):
+        """The host lights one more square."""
+        self.lit_on[cell >> 3] |= 1 << (cell & 7)
+        self._c.dirty = True
+
     # ---- the board's side ----------------------------------------------------------------------
     def resync(self, c, tell=True):
         """The report from the game's position and the occupancy (see the module docstring)."""

@@ -6,8 +6,9 @@
     d.changed(cell)             # a square's reported piece changed: a field update in update mode
 
 The wire format (DGT's dgtbrd.h): 9600 baud 8N1. The host sends one-byte commands; 0x2b
-(a clock message) and 0x60 (the Revelation II's LEDs) are followed by a size byte and that
-many bytes. The board answers with messages of a 3-byte header: the message id (bit 7 set),
+(a clock message) is followed by a size byte and that many bytes, 0x60 (the Revelation II's
+LEDs) by a size byte and three: pattern, start field, end field (hosts differ on the
+terminating 0x00 and on what the size counts, so it is not relied on: a 0x00 after is junk). The board answers with messages of a 3-byte header: the message id (bit 7 set),
 then the whole message's length (header included) as two 7-bit bytes, high first; then the
 payload, every byte below 0x80. Fields are numbered a8 = 0, b8 = 1, ... h1 = 63, which is
 `cell ^ 56` for a cell a1 = 0 .. h8 = 63.
@@ -27,7 +28,8 @@ Commands and answers:
     0x50 / 0x52         0x94 / 0x95: the draughts dumps, all empty
     0x55 long serial nr 0xa2: ten ASCII digits
     0x2b clock message  read and ignored: there is no DGT clock (no acknowledgement)
-    0x60 LEDs           pattern 0: all of the host's LEDs off; else the fields named light
+    0x60 LEDs           pattern 0: all of the host's LEDs off; else the start and end fields
+                        light too (one square when they are equal; a move's from and to)
     0x4a 0x4e 0x51 0x53 0x54 and any other byte: ignored
 
 A half-read 0x2b or 0x60 (the host went away mid-command) is dropped after _PART_MS without
@@ -40,7 +42,7 @@ _UPDATE = const(1)  # any of the update modes
 _PART_MS = const(500)
 _CLOCK_MSG = const(0x2B)
 _SET_LEDS = const(0x60)
-_KEEP = const(8)  # bytes of a 0x60 command kept (pattern and the first fields)
+_KEEP = const(3)  # bytes of a 0x60 command after its size: pattern, start, end
 
 # our piece code (colour | kind, kinds P N B R Q K = 1..6, black + 8) -> DGT's
 _CODES = b"\x00\x01\x03\x04\x02\x06\x05\x00\x00\x07\x09\x0a\x08\x0c\x0b\x00"
@@ -76,7 +78,7 @@ class Dgt:
         self._last_ms = now_ms
         if self._cmd:
             if self._left < 0:
-                self._left = byte
+                self._left = byte if self._cmd == _CLOCK_MSG else _KEEP
                 self._n = 0
             else:
                 if self._n < _KEEP:
@@ -139,11 +141,11 @@ class Dgt:
         self.board.send(f)
 
     def _leds(self):
-        """0x60 read whole: pattern, fields..., 0 (the size counts them all)."""
-        n = self._n if self._n < _KEEP else _KEEP
-        cells = []
-        if n and self._data[0]:
-            for i in range(1, n - 1 if self._n <= _KEEP else n):
-                if self._data[i] < 64:
-                    cells.append(self._data[i] ^ 56)
-        self.board.light(cells, ())
+        """0x60 read: pattern, start field, end field."""
+        d = self._data
+        if not d[0]:
+            self.board.light((), ())
+            return
+        for field in (d[1], d[2]):
+            if field < 64:
+                self.board.light_more(field ^ 56)
