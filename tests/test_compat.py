@@ -106,3 +106,39 @@ def test_fill_heap_holes_holds_at_most_most_blocks():
         "    link = link[0]\n"
         "print(n)\n"))
     assert out.split() == ["50"]
+
+
+def test_the_type_stub_names_what_compat_exports():
+    """firmware/compat.pyi (read by `make lint` only) declares every public name of compat.py."""
+    import ast
+    import os
+
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "firmware")
+
+    def top_level(body):
+        for node in body:
+            if isinstance(node, ast.If):
+                yield from top_level(node.body + node.orelse)
+            else:
+                yield node
+
+    def names(filename):
+        with open(os.path.join(folder, filename)) as f:
+            tree = ast.parse(f.read())
+        found = set()
+        for node in top_level(tree.body):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                found.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found.update(t.id for t in targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.ImportFrom) and node.module in ("micropython", "time"):
+                found.update(a.asname or a.name for a in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(a.asname or a.name for a in node.names if a.name == "micropython")
+        return {n for n in found if not n.startswith("_")}
+
+    runtime = names("compat.py") - {"sys"}
+    stub = names("compat.pyi")
+    assert runtime - stub == set()
+    assert stub - runtime == set()

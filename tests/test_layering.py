@@ -13,10 +13,26 @@ HARDWARE = {"machine", "neopixel", "rp2", "esp32", "board", "digitalio", "busio"
 CPYTHON_ONLY = {"typing", "dataclasses", "enum", "functools", "abc"}
 
 
-def _imports(path):
+def _type_only_nodes(tree):
+    """The nodes inside `if _TYPE_CHECKING:` blocks: imports for the type checker's field
+    declarations, which never run (the module sets `_TYPE_CHECKING = const(0)`, so MicroPython
+    does not even compile them; test_type_checking_blocks_never_run)."""
+    inside = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "_TYPE_CHECKING":
+            for child in node.body:
+                inside.update(id(n) for n in ast.walk(child))
+    return inside
+
+
+def _imports(path, runtime=True):
+    """The modules `path` imports (with runtime, not those of its `if _TYPE_CHECKING:` blocks)."""
     with open(path) as f:
         tree = ast.parse(f.read(), path)
+    skip = _type_only_nodes(tree) if runtime else set()
     for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name
@@ -84,3 +100,23 @@ def test_firmware_never_imports_host_code():
             if mod.split(".")[0] in ("host_sim", "tests", "bench", "tools", "chess"):
                 bad.append((path, mod))
     assert not bad, bad
+
+
+def test_type_checking_blocks_never_run():
+    """A module with `if _TYPE_CHECKING:` sets it to const(0) at its top level, so the block's
+    imports exist for the type checker only."""
+    bad = []
+    for folder in ("firmware", "boards"):
+        for path in _files(folder):
+            with open(path) as f:
+                text = f.read()
+            if "_TYPE_CHECKING" not in text:
+                continue
+            tree = ast.parse(text, path)
+            consts = [n for n in tree.body if isinstance(n, ast.Assign) and [t.id for t in n.targets
+                      if isinstance(t, ast.Name)] == ["_TYPE_CHECKING"]]
+            ok = len(consts) == 1 and ast.unparse(consts[0].value) == "const(0)"
+            if not ok or not _type_only_nodes(tree):
+                bad.append(os.path.relpath(path, ROOT))
+    assert not bad, bad
+

@@ -179,8 +179,8 @@ def level(index):
 def find_level(name):
     """Index of the level called `name` (case-insensitive)."""
     wanted = name.lower()
-    for i, entry in enumerate(LEVELS):
-        if entry.name.lower() == wanted:
+    for i in range(_COUNT):
+        if LEVELS[i].name.lower() == wanted:
             return i
     raise LevelError("no level named %r" % (name,))
 

@@ -77,12 +77,16 @@ PST_EG = array("H", bytes(2 * zobrist.TABLE_SIZE))
 # Plain material values until evaluate.init() installs PeSTO's tables (pesto.install()): that
 # code runs once, so it lives in pesto.py, which is dropped after it. This loop is module-level
 # code, freed after the import.
-for _kind in range(1, 7):
-    for _sq in range(120):
-        if not _sq & 0x88:
-            PST_MG[PIECE_BASE[_kind] + _sq] = PST_EG[PIECE_BASE[_kind] + _sq] = _PST_BIAS + MATERIAL[_kind]
-            PST_MG[PIECE_BASE[_kind | 8] + _sq] = PST_EG[PIECE_BASE[_kind | 8] + _sq] = _PST_BIAS - MATERIAL[_kind]
-del _kind, _sq
+def _put_material():
+    for kind in range(1, 7):
+        for sq in range(120):
+            if not sq & 0x88:
+                PST_MG[PIECE_BASE[kind] + sq] = PST_EG[PIECE_BASE[kind] + sq] = _PST_BIAS + MATERIAL[kind]
+                PST_MG[PIECE_BASE[kind | 8] + sq] = PST_EG[PIECE_BASE[kind | 8] + sq] = _PST_BIAS - MATERIAL[kind]
+
+
+_put_material()
+del _put_material
 
 
 _BACK_RANK = b"\x04\x02\x03\x05\x06\x03\x02\x04"  # R N B Q K B N R, a to h
@@ -165,7 +169,7 @@ def least_attacker(board, sq: int, by: int) -> int:
 
 
 @micropython.viper
-def _generate(b: ptr8, m: ptr32, start: int, packed: int) -> int:
+def _generate(b: ptr8, m: ptr32, start: int, packed: int) -> int:  # pyright: ignore[reportGeneralTypeIssues]  (ptr8/ptr32: viper's pointer types, compat.pyi)
     """The move generator behind gen_moves and gen_captures (castling aside): writes the side
     to move's pseudo-legal moves into moves[start:] and returns the end index. `packed`: the
     side to move (0 or 8) | _NOISY_ONLY | en-passant square << 5.

@@ -63,6 +63,13 @@ from firmware.engine.see import see
 from firmware.engine.position import PST_EG, PST_MG
 from firmware.engine.zobrist import PIECE_BASE, TABLE_SIZE
 
+_TYPE_CHECKING = const(0)  # the names the field declarations use, for the type checker only
+if _TYPE_CHECKING:
+    from typing import Callable
+
+    from firmware.engine.position import Position
+    from firmware.engine.tt import TranspositionTable
+
 MATE = const(30000)
 MATE_BOUND = const(29000)  # |score| >= MATE_BOUND: a forced mate
 _INF = const(32000)
@@ -121,7 +128,7 @@ _NO_TERMS = const(32767)  # evaluate._terms: "ask evaluate()" (evaluate.py's _NO
 
 
 @micropython.viper
-def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
+def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):  # pyright: ignore[reportGeneralTypeIssues]  (ptr8/ptr32: viper's pointer types, compat.pyi)
     """Give every move in moves[start:end] its ordering score for the main search in ms
     (the other arguments are in _ORDER_ARGS): the hash move, captures by MVV-LVA (below the
     killers when a bigger piece takes a smaller one and SEE says it loses), queen
@@ -254,7 +261,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):
 
 
 @micropython.viper
-def _pick(ms: ptr32, moves: ptr32, k: int, end: int):
+def _pick(ms: ptr32, moves: ptr32, k: int, end: int):  # pyright: ignore[reportGeneralTypeIssues]  (ptr8/ptr32: viper's pointer types, compat.pyi)
     """Selection: bring the best-scored move of moves[k:end] (the first of equals) to k.
     Machine code: a node picks its moves one by one from the shared stack."""
     best = k
@@ -316,7 +323,63 @@ class Searcher:
     `poll_nodes`: nodes between calls of poll and clock checks; `clock_ms`: zero-argument
     callable returning milliseconds (default compat.ticks_ms); `seed`: mixes into the
     evaluation noise of fun levels (set_noise); `stack_bytes`: the board's C stack size
-    (0 = unknown; see docs/engine.md, "Machine code and the C stack")."""
+    (0 = unknown; see docs/engine.md, "Machine code and the C stack").
+
+    Its fields, declared here (a bare annotation compiles to nothing) and set by
+    search_setup.setup (the constructor's work, loaded for it and dropped after)."""
+
+    # -- the tables, allocated once
+    tt: "TranspositionTable"
+    moves: array  # the move stack shared by all plies; mscore: their ordering scores
+    mscore: array
+    move_stack: int  # cells in moves / mscore
+    sp: int  # first free cell of the move stack
+    killers: array  # two a ply
+    counters: array  # countermoves by the refuted move's to-square
+    qstack: array  # _qsearch's plies: _Q_CELLS cells each
+    evals: array  # static evaluation by ply (-_INF: in check)
+    history: array  # by piece and to-square, as zobrist.py indexes
+    pv: array  # triangular PV table (search_setup.py); pv_len: each ply's line length
+    pv_len: bytearray
+    root_moves: array  # the root's legal moves and the nodes each took
+    root_nodes: array
+    root_count: int
+    root_best: int  # index in root_moves of the best move so far, and its score
+    root_best_score: int
+    evade: bytearray  # scratch for _filter_evasions, all zero between calls
+    info: "Info"  # what iterate() yields, reused
+    fillers: object  # what holds the heap's holes filled during a search (iterate), or None
+    # -- set by the constructor's arguments
+    poll_nodes: int
+    clock_ms: "Callable[[], int]"  # milliseconds
+    seed: int
+    noise_cp: int  # fun levels: +-evaluation noise (0: off) and its seed
+    noise_seed: int
+    stack_limit: int  # C stack bytes in use above which poll is skipped and the ply limit drops (0: unknown)
+    # -- one search's state
+    pos: "Position"
+    limits: "Limits"
+    poll: "Callable[[Searcher], bool] | None"  # True: stop
+    root_ply: int
+    max_ply: int  # deepest ply searched now; stack_ply: the C stack's limit for the Searcher's life
+    stack_ply: int
+    stack_retry: bool  # a search that ran out of C stack is being repeated shallower
+    nodes: int
+    next_check: int  # the node count of the next _check
+    node_limit: int
+    stopped: bool
+    pondering: bool
+    waiting: bool  # a finished ponder/infinite search waits for stop
+    exhaustive: bool  # a mate search: no forward pruning (search_setup.py says why)
+    start_ms: int
+    soft_ms: int
+    hard_ms: int
+    seldepth: int
+    # -- the answer
+    best_move: int
+    ponder_move: int
+    best_score: int
+    done_depth: int
 
     def __init__(self, tt_entries=4096, poll_nodes=256, clock_ms=None, seed=0, move_stack=MOVE_STACK, stack_bytes=0):
         # The arguments' checks and the tables' allocation live in search_setup.py, loaded
@@ -325,7 +388,7 @@ class Searcher:
         from firmware.engine import search_setup
 
         search_setup.setup(self, tt_entries, poll_nodes, clock_ms, seed, move_stack, stack_bytes,
-                           _Q_CELLS * _Q_LEVELS, _PV_PLY, _MAX_MOVES)
+                           (_Q_CELLS * _Q_LEVELS, _PV_PLY, _MAX_MOVES, MAX_PLY, STACK_RESERVE), Info, SearchError)
         del search_setup
         forget("firmware.engine.search_setup")
 

@@ -12,10 +12,11 @@ from firmware.engine.tt import TranspositionTable
 from firmware.engine.zobrist import TABLE_SIZE
 
 
-def setup(s, tt_entries, poll_nodes, clock_ms, seed, move_stack, stack_bytes, qstack_cells, pv_ply, max_moves):
-    """Searcher.__init__'s work on the searcher `s` (its arguments as documented there);
-    qstack_cells, pv_ply and max_moves are search.py's private sizes."""
-    from firmware.engine.search import MAX_PLY, STACK_RESERVE, Info, SearchError
+def setup(s, tt_entries, poll_nodes, clock_ms, seed, move_stack, stack_bytes, sizes, Info, SearchError):
+    """Searcher.__init__'s work on the searcher `s` (its arguments as documented there).
+    `sizes`: search.py's (qstack_cells, pv_ply, max_moves, MAX_PLY, STACK_RESERVE); Info and
+    SearchError: its classes (passed in: this module never imports search.py)."""
+    qstack_cells, pv_ply, max_moves, MAX_PLY, STACK_RESERVE = sizes
 
     if not isinstance(poll_nodes, int) or poll_nodes < 1:
         raise SearchError("poll_nodes must be a positive int, got %r" % (poll_nodes,))
