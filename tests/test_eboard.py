@@ -16,7 +16,7 @@ from firmware.controller import ui as _ui
 from firmware.controller.settings import Settings, SettingsError
 from firmware.controller.ui import compose_leds, compose_text
 from firmware.features import options
-from tests.eboard_hosts import ChessLinkHost, DgtHost, corner_leds, with_parity
+from tests.eboard_hosts import ChessLinkHost, DgtHost, corner_leds
 from tests.eboard_rig import Rig
 
 START = chess.STARTING_BOARD_FEN
@@ -46,7 +46,7 @@ def test_dgt_board_dump_before_and_after_e4(dgt):
     rig.play("e2e4")
     host.feed(ask(rig, b"\x42"))
     [dump] = host.take(0x86)
-    assert len(dump) == 64 and host.placement() == chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR").board_fen()
+    assert len(dump) == 64 and host.placement() == "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"
 
 
 def test_dgt_update_mode_sends_each_lift_and_place_at_once(dgt):

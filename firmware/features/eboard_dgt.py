@@ -8,10 +8,11 @@
 The wire format (DGT's dgtbrd.h): 9600 baud 8N1. The host sends one-byte commands; 0x2b
 (a clock message) is followed by a size byte and that many bytes, 0x60 (the Revelation II's
 LEDs) by a size byte and three: pattern, start field, end field (hosts differ on the
-terminating 0x00 and on what the size counts, so it is not relied on: a 0x00 after is junk). The board answers with messages of a 3-byte header: the message id (bit 7 set),
-then the whole message's length (header included) as two 7-bit bytes, high first; then the
-payload, every byte below 0x80. Fields are numbered a8 = 0, b8 = 1, ... h1 = 63, which is
-`cell ^ 56` for a cell a1 = 0 .. h8 = 63.
+terminating 0x00 and on what the size counts, so it is not relied on: a 0x00 after is junk).
+The board answers with messages of a 3-byte header: the message id (bit 7 set), then the
+whole message's length (header included) as two 7-bit bytes, high first; then the payload,
+every byte below 0x80. Fields are numbered a8 = 0, b8 = 1, ... h1 = 63, which is `cell ^ 56`
+for a cell a1 = 0 .. h8 = 63.
 
 Commands and answers:
 
