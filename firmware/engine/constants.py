@@ -20,6 +20,13 @@ hot path calls (tests/test_engine_core.py checks the layout on generated moves).
 """
 from firmware.compat import const
 
+
+class FenError(ValueError):
+    """A malformed or illegal FEN; the message names the field (raised by fen.py, defined in
+    this resident module so that it stays the same class when fen.py is loaded again after it
+    was dropped, and so that fen.py and position.py need not import each other)."""
+
+
 WHITE = const(0)
 BLACK = const(8)
 

@@ -9,8 +9,7 @@ no pawns on the first or last rank, side to move, castling rights that match kin
 squares, an en-passant square that a double pawn push just made possible, numeric clocks,
 and the side not to move not in check.
 """
-from firmware.engine.constants import FILE_NAMES, PIECE_LETTERS, RANK_NAMES, SQUARES, START_FEN  # noqa: F401
-from firmware.engine.position import FenError
+from firmware.engine.constants import FILE_NAMES, PIECE_LETTERS, RANK_NAMES, SQUARES, START_FEN, FenError  # noqa: F401
 
 _CASTLE_CHARS = "KQkq"
 # (right bit, king square, rook square, rook piece code) per castling letter.

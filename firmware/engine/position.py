@@ -21,12 +21,13 @@ from array import array
 
 from firmware.compat import const, micropython, ptr8, ptr16, ptr32
 from firmware.engine import zobrist
-from firmware.engine.constants import (
+from firmware.engine.constants import (  # noqa: F401  (FenError: part of this module's API)
     BISHOP_STEPS,
     KING_STEPS,
     KNIGHT_STEPS,
     ROOK_STEPS,
     SQUARES,
+    FenError,
 )
 
 _WHITE = const(0)
@@ -283,11 +284,6 @@ def _generate(b: ptr8, m: ptr32, start: int, packed: int) -> int:  # pyright: ig
 
 class PositionFullError(ValueError):
     """More plies were made than the history arrays hold."""
-
-
-class FenError(ValueError):
-    """A malformed or illegal FEN; the message names the field (raised by fen.py, defined here
-    so that it stays the same class when fen.py is loaded again after fen.unload())."""
 
 
 class Position:
