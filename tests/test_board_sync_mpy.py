@@ -152,7 +152,7 @@ def test_the_board_syncs_setup_is_dropped_after_building_it_under_micropython():
         "a = BoardSync(stable_ms=400, unexplained_ms=3000)\n"
         "package = sys.modules['firmware.controller']\n"
         "print('board_sync_setup' in package.__dict__, 'firmware.controller.board_sync_setup' in sys.modules)\n"
-        "print(a.stable_ms, a.unexplained_ms, len(a._qocc))\n"
+        "print(a.stable_ms, a.unexplained_ms, len(a._queue_occ))\n"
         "try:\n"
         "    BoardSync(stable_ms=0)\n"
         "    print('accepted')\n"

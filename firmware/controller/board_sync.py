@@ -44,6 +44,8 @@ Allocation: event(), update(), set_position() and expect_move() allocate nothing
 on a move included; only WRONG / ILLEGAL / UNEXPLAINED reports build their cell lists.
 """
 
+from array import array
+
 from firmware.compat import const, forget, ticks_diff
 from firmware.engine.position import Position
 
@@ -212,9 +214,38 @@ _LOG = const(128)  # events remembered in order (a power of two)
 
 class Inference:
     """The touch history and the move inference over it. Its state (the touch history, the
-    results of the last classify/diff and two_moves, the scratch buffers) is set by
-    board_sync_setup.inference(), which BoardSync.__init__ calls: that code runs once, so it
-    does not stay in a board's heap."""
+    results of the last classify/diff and two_moves, the scratch buffers), declared here, is
+    set by board_sync_setup.inference(), which BoardSync.__init__ calls: that code runs once,
+    so it does not stay in a board's heap."""
+
+    # -- the touch history
+    lift_seq: array  # by cell: the event number of its last lift (0: none since the history began)
+    place_seq: array  # by cell: the event number of its last placing
+    seq: int  # events so far
+    floor: int  # a move reported from now on must have left after this event
+    start: bytearray  # occupancy when the history began
+    _log: bytearray  # event number s is _log[(s - 1) % _LOG] = cell | kind << 6
+    # -- the last classify / diff
+    found: int  # the move found (0: none)
+    found_promo: bool
+    found_dep: int  # event number with which the found move's piece left
+    changed_count: int  # cells where the board differs from the base
+    gained_count: int  # how many of them gained a piece
+    changed_cells: bytearray  # those cells, changed_count of them
+    changed_map: bytearray  # the same as 8 rank bytes
+    # -- the last two_moves
+    first: int
+    first_promo: bool
+    first_dep: int
+    second: int
+    second_promo: bool
+    second_dep: int
+    after_first: bytearray  # occupancy after the first move
+    # -- scratch
+    moves: array  # engine.rules' shared move buffer (board_sync_setup.py says why it may be shared)
+    _firsts: array  # two_moves' candidate first moves
+    cells: bytearray  # a move's squares (move_cells), twice
+    cells2: bytearray
 
     # ---- touch history ---------------------------------------------------------------
     def clear_history(self, start):
@@ -339,32 +370,33 @@ class Inference:
 
     # ---- explaining a board ------------------------------------------------------------
     def diff(self, board, base):
-        """Collect the cells where `board` differs from `base` (dcells[:dn], dmap, dadd)."""
+        """Collect the cells where `board` differs from `base` (changed_cells[:changed_count],
+        changed_map, gained_count)."""
         n = 0
         add = 0
-        dmap = self.dmap
-        dcells = self.dcells
+        changed_map = self.changed_map
+        changed_cells = self.changed_cells
         for r in range(8):
             x = board[r] ^ base[r]
-            dmap[r] = x
+            changed_map[r] = x
             if x:
                 for f in range(8):
                     if x >> f & 1:
-                        dcells[n] = r * 8 + f
+                        changed_cells[n] = r * 8 + f
                         n += 1
                         if board[r] >> f & 1:
                             add += 1
-        self.dn = n
-        self.dadd = add
+        self.changed_count = n
+        self.gained_count = add
         return n
 
     def diff_within(self, cells, k):
         """True when every changed cell of the last diff is one of the move squares `cells`
         (k flipped cells plus cells[4], the capture target)."""
-        dcells = self.dcells
+        changed_cells = self.changed_cells
         extra = cells[4]
-        for j in range(self.dn):
-            c = dcells[j]
+        for j in range(self.changed_count):
+            c = changed_cells[j]
             if c == extra:
                 continue
             hit = False
@@ -394,7 +426,7 @@ class Inference:
         end = pos.gen_moves(moves, 0)
         check = pos.in_check()
         cells = self.cells
-        dmap = self.dmap
+        changed_map = self.changed_map
         b = pos.board
         found = 0
         count = 0
@@ -407,7 +439,7 @@ class Inference:
             if full:
                 for j in range(k):
                     c = cells[j]
-                    if not (dmap[c >> 3] >> (c & 7)) & 1:
+                    if not (changed_map[c >> 3] >> (c & 7)) & 1:
                         full = False
                         break
             if not full and (partial or not self.diff_within(cells, k)):
@@ -433,7 +465,7 @@ class Inference:
             return _ONE
         if count > 1:
             return _MANY
-        if partial or (self.dadd == 0 and n <= 2):
+        if partial or (self.gained_count == 0 and n <= 2):
             return _PARTIAL
         return _NONE
 
@@ -544,6 +576,54 @@ class SyncError(ValueError):
 
 
 class BoardSync:
+    """See the module docstring. Its state is declared here and set by board_sync_setup.setup()
+    (the constructor's work, loaded for it and dropped after)."""
+
+    stable_ms: int
+    unexplained_ms: int
+    # -- results, valid after the call that sets them
+    move: int  # the move of the last MOVE verdict
+    promotion: bool  # it is a promotion still to be chosen
+    lifted_cell: int  # the cell of the last LIFTED verdict (-1: none)
+    wrong_cells: list  # the cells to put right (WRONG, ILLEGAL, UNEXPLAINED)
+    to_clear: list  # of them: cells to empty, and cells to fill
+    to_fill: list
+    expected: bytearray  # occupancy the board should show (after the expected move)
+    # -- the game
+    _inf: Inference
+    _pos: Position  # the position the board should show (a copy with the last game moves)
+    _have_pos: bool
+    _have_occ: bool
+    _hist: int  # game moves available in _pos's history (0.._HISTORY)
+    _base: bytearray  # occupancy of the position
+    _prev1: bytearray  # ... before the last game move
+    _prev2: bytearray  # ... before the last two
+    _last_cells: bytearray  # the squares of the last game move (move_cells), _last_count of them
+    _last_count: int
+    _expect: int  # the move the board should see next (the computer's), 0: none
+    _expected_cells: bytearray  # its squares, _expected_count of them
+    _expected_count: int
+    # -- the board as the touches say
+    _board: bytearray  # the board as the events (and update's occupancy) say
+    _ref: bytearray  # the board returning to this clears the touch history
+    _extra_count: int  # cells occupied on the board but not in _ref
+    _missing_count: int  # cells empty on the board but occupied in _ref
+    _dirty: bool  # changed since the last settle
+    _stamp: bool  # take the next update's now_ms as the last change
+    _last_ms: int
+    _armed: bool  # the UNEXPLAINED timer runs
+    _err: int  # the error shown (_OK: none)
+    _suspended: bool  # waiting for set_position after a report
+    _lift_cand: int  # a lifted cell that may become LIFTED, and the one shown (-1: none)
+    _lift_shown: int
+    # -- verdicts waiting for update() to hand them out, _queued of them
+    _queued: int
+    _queue_code: bytearray
+    _queue_move: array
+    _queue_promo: bytearray
+    _queue_occ: bytearray  # 8 bytes a verdict
+    _tmp: bytearray
+
     def __init__(self, stable_ms=400, unexplained_ms=3000):
         # The checks and the state live in board_sync_setup.py, loaded for this call and
         # dropped after it: it runs once, so its code does not stay in a board's heap
@@ -552,7 +632,7 @@ class BoardSync:
         inference = Inference()
         board_sync_setup.inference(inference, _LOG, _MAX_FIRST)
         board_sync_setup.setup(self, stable_ms, unexplained_ms, inference, Position(None, 2 * _HISTORY + 4),
-                               _QUEUE, _OK)
+                               _QUEUE, _OK, SyncError)
         del board_sync_setup
         forget("firmware.controller.board_sync_setup")
 
@@ -567,7 +647,7 @@ class BoardSync:
         identical = (
             self._have_pos
             and not self._suspended
-            and self._qn == 0
+            and self._queued == 0
             and same(tmp, self._base)
             and position.hash_lo == pos.hash_lo
             and position.hash_hi == pos.hash_hi
@@ -575,22 +655,22 @@ class BoardSync:
         self._copy_position(position)
         had_expect = self._expect
         self._expect = 0
-        self._mn = 0
+        self._expected_count = 0
         self._have_pos = True
         self._suspended = False
         for r in range(8):
             self.expected[r] = self._base[r]
         if identical:
             if had_expect:  # judge the board again without the expected move
-                self._dirty = self._nadd + self._nrem != 0
+                self._dirty = self._extra_count + self._missing_count != 0
             return
         if anticipated:  # the report was accepted: keep the history of a reply under way
             self._set_ref(self._base)
             self._err = _OK
             self._armed = False
-            self._dirty = self._nadd + self._nrem != 0
+            self._dirty = self._extra_count + self._missing_count != 0
             return
-        self._qn = 0
+        self._queued = 0
         if self._have_occ:
             self._rebase()
 
@@ -600,15 +680,15 @@ class BoardSync:
         if move == 0:  # (allowed at any time)
             if self._expect:
                 self._expect = 0
-                self._mn = 0
+                self._expected_count = 0
                 for r in range(8):
                     self.expected[r] = self._base[r]
-                self._dirty = self._nadd + self._nrem != 0
+                self._dirty = self._extra_count + self._missing_count != 0
                 self._armed = False
             return
         if not self._have_pos:
             raise SyncError("expect_move before set_position")
-        if self._suspended or self._qn:
+        if self._suspended or self._queued:
             raise SyncError("expect_move: answer the last report with set_position first")
         pos = self._pos
         legal = 0
@@ -625,12 +705,12 @@ class BoardSync:
         if not legal:
             raise SyncError("expected move %r is not legal in the position" % (move,))
         self._expect = legal
-        self._mn = move_cells(legal, pos.board[(legal >> 7) & 127] != 0, self._mcells)
+        self._expected_count = move_cells(legal, pos.board[(legal >> 7) & 127] != 0, self._expected_cells)
         for r in range(8):
             self.expected[r] = self._base[r]
-        flip_cells(self.expected, self._mcells, self._mn)
+        flip_cells(self.expected, self._expected_cells, self._expected_count)
         self._lift_cand = self._lift_shown = -1
-        self._dirty = self._nadd + self._nrem != 0
+        self._dirty = self._extra_count + self._missing_count != 0
         self._armed = False
 
     def event(self, cell, kind, time_ms):
@@ -649,24 +729,24 @@ class BoardSync:
             if not had:
                 board[r] |= bit
                 if self._ref[r] & bit:
-                    self._nrem -= 1
+                    self._missing_count -= 1
                 else:
-                    self._nadd += 1
+                    self._extra_count += 1
             if cell == self._lift_cand:
                 self._lift_cand = -1
         elif had:
             board[r] ^= bit
             if self._ref[r] & bit:
-                self._nrem += 1
+                self._missing_count += 1
             else:
-                self._nadd -= 1
-            if self._lift_cand < 0 and self._nadd == 0 and self._may_show_lift(cell):
+                self._extra_count -= 1
+            if self._lift_cand < 0 and self._extra_count == 0 and self._may_show_lift(cell):
                 self._lift_cand = cell
         if not self._dirty or ticks_diff(time_ms, self._last_ms) > 0:
             self._last_ms = time_ms
         self._dirty = True
         self._stamp = False
-        if self._nadd == 0 and self._nrem == 0:
+        if self._extra_count == 0 and self._missing_count == 0:
             self._inf.clear_history(board)  # back where the gesture started: nothing to remember
 
     def update(self, occupancy, now_ms):
@@ -687,7 +767,7 @@ class BoardSync:
         if self._stamp:
             self._stamp = False
             self._last_ms = now_ms
-        if self._qn:
+        if self._queued:
             return self._pop()
         if self._suspended or not self._have_pos:
             return IDLE
@@ -741,14 +821,14 @@ class BoardSync:
         p.ply = h
         self._hist = h
         occupancy_of(p, self._base)
-        cells = self._tcells
-        self._tn = 0
+        cells = self._last_cells
+        self._last_count = 0
         if h >= 1:
             m = p.hist_move[h - 1]
-            self._tn = move_cells(m, p.captured_at(h - 1) != 0, cells)
+            self._last_count = move_cells(m, p.captured_at(h - 1) != 0, cells)
             for r in range(8):
                 self._prev1[r] = self._base[r]
-            flip_cells(self._prev1, cells, self._tn)
+            flip_cells(self._prev1, cells, self._last_count)
         if h >= 2:
             m = p.hist_move[h - 2]
             k = move_cells(m, p.captured_at(h - 2) != 0, self._inf.cells)
@@ -770,8 +850,8 @@ class BoardSync:
                             nadd += 1
                         else:
                             nrem += 1
-        self._nadd = nadd
-        self._nrem = nrem
+        self._extra_count = nadd
+        self._missing_count = nrem
         if nadd + nrem == 0:
             self._inf.clear_history(board)
 
@@ -780,7 +860,7 @@ class BoardSync:
         self._inf.clear_history(self._base)
         self._inf.mark_changes(self._base, self._board)
         self._set_ref(self._base)
-        differs = self._nadd + self._nrem != 0
+        differs = self._extra_count + self._missing_count != 0
         self._err = _MISMATCH if differs else _OK
         self._armed = differs
         self._stamp = True
@@ -805,29 +885,29 @@ class BoardSync:
 
     # ---- the report queue ------------------------------------------------------------------
     def _push(self, code, move, promo, occ):
-        i = self._qn
-        self._qcode[i] = code
-        self._qmove[i] = move
-        self._qpromo[i] = 1 if promo else 0
+        i = self._queued
+        self._queue_code[i] = code
+        self._queue_move[i] = move
+        self._queue_promo[i] = 1 if promo else 0
         for r in range(8):
-            self._qocc[i * 8 + r] = occ[r]
-        self._qn = i + 1
+            self._queue_occ[i * 8 + r] = occ[r]
+        self._queued = i + 1
 
     def _pop(self):
         """Return the oldest queued code; the board is now expected to reach its occupancy."""
-        code = self._qcode[0]
-        self.move = self._qmove[0]
-        self.promotion = self._qpromo[0] == 1
+        code = self._queue_code[0]
+        self.move = self._queue_move[0]
+        self.promotion = self._queue_promo[0] == 1
         self.lifted_cell = -1
-        self._set_ref(self._qocc)
-        n = self._qn - 1
+        self._set_ref(self._queue_occ)
+        n = self._queued - 1
         for i in range(n):
-            self._qcode[i] = self._qcode[i + 1]
-            self._qmove[i] = self._qmove[i + 1]
-            self._qpromo[i] = self._qpromo[i + 1]
+            self._queue_code[i] = self._queue_code[i + 1]
+            self._queue_move[i] = self._queue_move[i + 1]
+            self._queue_promo[i] = self._queue_promo[i + 1]
             for r in range(8):
-                self._qocc[i * 8 + r] = self._qocc[i * 8 + 8 + r]
-        self._qn = n
+                self._queue_occ[i * 8 + r] = self._queue_occ[i * 8 + 8 + r]
+        self._queued = n
         self._suspended = True
         return code
 
@@ -857,7 +937,7 @@ class BoardSync:
             self._push(MOVE, inf.found, inf.found_promo, board)
             inf.floor = inf.found_dep
             return self._resolved()
-        n = inf.dn
+        n = inf.changed_count
         code = self._takeback_or_start()
         if code:
             return code
@@ -869,8 +949,8 @@ class BoardSync:
                 inf.floor = inf.second_dep
             return self._resolved()
         inf.diff(board, self._base)
-        in_progress = r == _PARTIAL or (self._tn and inf.diff_within(self._tcells, self._tn))
-        if not in_progress and (self._err == _MISMATCH or inf.dn > _MAX_ILLEGAL_CELLS):
+        in_progress = r == _PARTIAL or (self._last_count and inf.diff_within(self._last_cells, self._last_count))
+        if not in_progress and (self._err == _MISMATCH or inf.changed_count > _MAX_ILLEGAL_CELLS):
             return self._unresolved(False, 0)
         return self._unresolved(in_progress, ILLEGAL)
 
@@ -878,12 +958,12 @@ class BoardSync:
         inf = self._inf
         pos = self._pos
         board = self._board
-        mcells = self._mcells
+        expected_cells = self._expected_cells
         if inf.diff(board, self._base) == 0:
             return self._back_home()
         m = self._expect
-        if inf.landed(m, mcells, False, True):
-            dep = inf.departure(m, mcells)
+        if inf.landed(m, expected_cells, False, True):
+            dep = inf.departure(m, expected_cells)
             pos.make(m)
             r = inf.classify(board, self.expected, pos, dep)
             pos.unmake()
@@ -908,16 +988,17 @@ class BoardSync:
                     return self._wrong(inf.cells[4])
             if inf.cells[4] != NO_CELL and not self._in_expected(inf.cells[4]):
                 return self._wrong(inf.cells[4])
-        if inf.diff_within(mcells, self._mn) or (self._tn and inf.diff_within(self._tcells, self._tn)):
+        if inf.diff_within(expected_cells, self._expected_count) or (
+                self._last_count and inf.diff_within(self._last_cells, self._last_count)):
             return self._unresolved(True, WRONG)
         return self._wrong(NO_CELL)
 
     def _in_expected(self, cell):
-        mcells = self._mcells
-        if cell == mcells[4]:
+        expected_cells = self._expected_cells
+        if cell == expected_cells[4]:
             return True
-        for i in range(self._mn):
-            if mcells[i] == cell:
+        for i in range(self._expected_count):
+            if expected_cells[i] == cell:
                 return True
         return False
 
@@ -927,14 +1008,14 @@ class BoardSync:
         inf = self._inf
         inf.diff(self._board, self._base)
         cells = []
-        for j in range(inf.dn):
-            c = inf.dcells[j]
+        for j in range(inf.changed_count):
+            c = inf.changed_cells[j]
             if not self._in_expected(c):
                 cells.append(c)
         if 0 <= extra < 64 and extra not in cells and not self._in_expected(extra):
             cells.append(extra)
         if not cells:
-            cells = [inf.dcells[j] for j in range(inf.dn)]
+            cells = [inf.changed_cells[j] for j in range(inf.changed_count)]
         cells.sort()
         return self._unresolved(False, WRONG, cells)
 
@@ -944,12 +1025,12 @@ class BoardSync:
         inf = self._inf
         if self._err == _SHOWN:
             return self._unexplained()
-        self._armed = not (in_progress and inf.dadd == 0 and inf.dn <= 2 and self._err == _OK)
+        self._armed = not (in_progress and inf.gained_count == 0 and inf.changed_count <= 2 and self._err == _OK)
         if in_progress or not flag:
             return IDLE
         self._err = _FLAGGED
         if cells is None:
-            cells = [inf.dcells[j] for j in range(inf.dn)]
+            cells = [inf.changed_cells[j] for j in range(inf.changed_count)]
         self.wrong_cells = cells
         return flag
 

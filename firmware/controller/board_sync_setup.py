@@ -19,10 +19,10 @@ def inference(inf, log_len, max_first):
     inf.found = 0
     inf.found_promo = False
     inf.found_dep = 0  # event number with which the found move's piece left
-    inf.dn = 0  # number of changed cells
-    inf.dadd = 0  # how many of them gained a piece
-    inf.dcells = bytearray(64)
-    inf.dmap = bytearray(8)
+    inf.changed_count = 0  # number of changed cells
+    inf.gained_count = 0  # how many of them gained a piece
+    inf.changed_cells = bytearray(64)
+    inf.changed_map = bytearray(8)
     # Results of the last two_moves.
     inf.first = 0
     inf.first_promo = False
@@ -41,11 +41,11 @@ def inference(inf, log_len, max_first):
     inf.cells2 = bytearray(5)
 
 
-def setup(s, stable_ms, unexplained_ms, inference, position, queue, ok):
+def setup(s, stable_ms, unexplained_ms, inference, position, queue, ok, SyncError):
     """BoardSync.__init__'s work on `s` (its arguments as documented there); `inference` and
     `position` are its private Inference and Position, `queue` and `ok` board_sync.py's
-    private queue length and "no error" code."""
-    from firmware.controller.board_sync import SyncError
+    private queue length and "no error" code, SyncError its error class (passed in: this
+    module never imports board_sync.py)."""
 
     if not isinstance(stable_ms, int) or stable_ms < 1 or stable_ms > 60000:
         raise SyncError("stable_ms must be 1..60000, got %r" % (stable_ms,))
@@ -69,15 +69,15 @@ def setup(s, stable_ms, unexplained_ms, inference, position, queue, ok):
     s._base = bytearray(8)  # occupancy of the position
     s._prev1 = bytearray(8)  # ... before the last game move
     s._prev2 = bytearray(8)  # ... before the last two
-    s._tcells = bytearray(5)  # squares of the last game move
-    s._tn = 0
+    s._last_cells = bytearray(5)  # squares of the last game move
+    s._last_count = 0
     s._expect = 0
-    s._mcells = bytearray(5)  # squares of the expected move
-    s._mn = 0
+    s._expected_cells = bytearray(5)  # squares of the expected move
+    s._expected_count = 0
     s._board = bytearray(8)  # the board as the events (and update's occupancy) say
     s._ref = bytearray(8)  # the board returning to this clears the touch history
-    s._nadd = 0  # cells occupied on the board but not in _ref
-    s._nrem = 0  # cells empty on the board but occupied in _ref
+    s._extra_count = 0  # cells occupied on the board but not in _ref
+    s._missing_count = 0  # cells empty on the board but occupied in _ref
     s._dirty = False  # changed since the last settle
     s._stamp = False  # take the next update's now_ms as the last change
     s._last_ms = 0
@@ -86,9 +86,9 @@ def setup(s, stable_ms, unexplained_ms, inference, position, queue, ok):
     s._suspended = False  # waiting for set_position after a report
     s._lift_cand = -1
     s._lift_shown = -1
-    s._qn = 0
-    s._qcode = bytearray(queue)
-    s._qmove = array("i", [0] * queue)
-    s._qpromo = bytearray(queue)
-    s._qocc = bytearray(8 * queue)
+    s._queued = 0
+    s._queue_code = bytearray(queue)
+    s._queue_move = array("i", [0] * queue)
+    s._queue_promo = bytearray(queue)
+    s._queue_occ = bytearray(8 * queue)
     s._tmp = bytearray(8)
