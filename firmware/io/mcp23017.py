@@ -16,8 +16,9 @@ as read for active-high ones (`active=1`, push-pull Halls that drive high near a
 A scan then reads GPIOA and GPIOB of each chip in one transaction (`readfrom_mem_into` into a
 buffer allocated here) and maps the set bits to cells: no allocation while the chips answer.
 
-Faults never stop the scan. A chip that raises OSError (nothing at its address, a loose wire,
-the bus held low) keeps its squares at their last reading, so the game in progress sees no
+Faults never stop the scan. A chip whose read raises OSError twice in a row, or which does not
+answer its configuration (nothing at its address, a loose wire, the bus held low; a single
+failed read counts as noise) keeps its squares at their last reading, so the game in progress sees no
 change there; its bit in `missing` is set and one line naming the chip's address and squares
 goes to `faults` (the board's hw.faults, which the main loop reports). A missing chip is
 retried, one chip every `retry_scans` scans, so a dead bus costs one failed transaction now
@@ -80,6 +81,7 @@ class Mcp23017Sensors:
         self._rx = bytearray(2 if self.pins == 16 else 1)
         self._regs = bytearray(_GPPUA + 2)  # IODIRA..GPPUB, for the check of a chip's configuration
         self._last = bytearray(2 * n)  # per chip: GPIOA, GPIOB as last read (1 = piece)
+        self._strikes = bytearray(n)  # per chip: 1 after a failed read, until one succeeds
         # What each chip's configuration registers must hold: IODIR, IPOL, GPPU as A/B pairs.
         inv = 0xFF if active == 0 else 0
         pull = 0xFF if pullups else 0
@@ -108,8 +110,15 @@ class Mcp23017Sensors:
         try:
             self._i2c.readfrom_mem_into(self.addrs[k], _GPIOA, rx)
         except OSError as exc:
-            self._lost(k, exc)
+            # One failed read is a glitch (noise on a long bus): the squares keep their last
+            # reading this once; the second failure in a row is a lost chip.
+            if self._strikes[k] or self.missing & (1 << k):
+                self._lost(k, exc)
+            else:
+                self._strikes[k] = 1
+                self.errors += 1
             return
+        self._strikes[k] = 0
         last = self._last
         last[2 * k] = rx[0]
         if self.pins == 16:
