@@ -37,6 +37,26 @@ from firmware.compat import const, heap_figures, ticks_diff
 from firmware.engine.position import Position
 from firmware.engine.search import mate_in_moves
 
+_TYPE_CHECKING = const(0)  # the names the field declarations use, for the type checker only
+if _TYPE_CHECKING:
+    from typing import Callable
+
+    from boards.config import Hardware
+    from firmware.controller.board_sync import BoardSync
+    from firmware.controller.computer import Computer
+    from firmware.controller.flow import Controller
+    from firmware.controller.game import Game
+    from firmware.controller.journal import Journal
+    from firmware.controller.settings import Settings
+    from firmware.controller.ui import Ui
+    from firmware.engine.search import Searcher
+    from firmware.features.sensor_log import SensorLog
+    from firmware.io.buttons import Buttons
+    from firmware.io.debounce import OccupancyDebouncer
+    from firmware.io.matrix import ReedMatrix
+    from firmware.io.mcp23017 import Mcp23017Sensors
+    from firmware.io.shift165 import Shift165
+
 POLL_TARGET_MS = 10
 # While it builds and boots, main() collects the garbage after every this many bytes
 # allocated (gc.threshold): garbage then never piles up between long-lived objects, which
@@ -62,6 +82,51 @@ _NEW_GAME = const(3)  # features/console.py handle(): `new [FEN]`, its FEN check
 
 
 class App:
+    """See the module docstring. Its state is declared here; features/boot.py's `init_app` sets
+    it (that code runs once, so it does not stay in a board's heap)."""
+
+    # -- the board
+    hw: "Hardware"
+    config: dict  # the board's CONFIG
+    sensors: "ReedMatrix | Shift165 | Mcp23017Sensors"  # scan_into(bytearray(8))
+    faults: list  # devices that do not answer now (boards/config.py), said once on the display
+    _faults_seen: int  # len(faults) when they were last said
+    buttons: "Buttons"
+    button_names: tuple
+    debouncer: "OccupancyDebouncer"
+    raw: bytearray  # the last scan, 8 rank bytes
+    # -- the chess computer
+    sync: "BoardSync"
+    game: "Game"
+    searcher: "Searcher"
+    computer: "Computer"
+    settings: "Settings"
+    ui: "Ui"
+    journal: "Journal | None"
+    controller: "Controller"
+    _chord: int  # buttons whose next event belongs to a two-button "clock" chord
+    # -- the outside world
+    log: "Callable[[str], None] | None"
+    sensor_log: "SensorLog | None"  # records every debounced event and press (replay)
+    ticks_ms: "Callable[[], int]"
+    console_in: "StdinReader | None"  # readline() -> a line or None (the USB serial; the simulator's own)
+    link: object  # the e-board mode's serial link (features/eboard.py); None: the board's USB serial
+    write: "Callable[[str], None]"  # prints a console answer
+    fed: "bytearray | None"  # the console-fed occupancy (features/feed.py "feed"), else None
+    node_cap: int  # console "nodes N": every search stops after N nodes (0: off)
+    start_fen: "str | None"
+    # -- the main loop
+    now: int  # the pass's time (ms)
+    work_nodes: int  # every node searched so far
+    _seen_nodes: int
+    max_poll_nodes: int  # the board's poll_nodes; the search's poll interval adapts below it
+    poll_target_ms: int
+    _last_poll_ms: int
+    searches: int
+    collect: "Callable[[], None] | None"  # gc.collect on a board (the constructor says when)
+    _event_ms: "int | None"  # the last touch or press not yet followed by a quiet collection
+    _oom_ms: "int | None"  # when the last MemoryError came (out_of_memory)
+
     def __init__(self, hw, searcher, book=None, journal=None, ticks_ms=None, console=None, write=None,
                  settings=None, start_fen=None, seed=0, log=None, poll_target_ms=POLL_TARGET_MS,
                  sensor_log=None, collect=None):

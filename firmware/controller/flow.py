@@ -55,6 +55,22 @@ from firmware.engine.constants import START_FEN
 from firmware.engine.notation import san
 from firmware.features import drop, load
 
+_TYPE_CHECKING = const(0)  # the names the field declarations use, for the type checker only
+if _TYPE_CHECKING:
+    from typing import Callable
+
+    from firmware.controller.board_sync import BoardSync
+    from firmware.controller.computer import Computer
+    from firmware.controller.game import Game
+    from firmware.controller.journal import Journal
+    from firmware.controller.settings import Settings
+    from firmware.controller.ui import Ui
+    from firmware.features.clock import GameClock
+    from firmware.features.eboard import EBoard
+    from firmware.features.online import Online
+    from firmware.features.touch import TouchMove
+    from firmware.features.trainer import Trainer
+
 PLAYER = _ui.PLAYER
 THINKING = _ui.THINKING
 SHOWING = _ui.SHOWING
@@ -100,6 +116,78 @@ class Outcome:
 
 
 class Controller:
+    """See the module docstring. Its state is declared here; features/actions.py's `init`
+    sets it (that code runs once, so it does not stay in a board's heap)."""
+
+    # -- what it is built from
+    game: "Game"
+    computer: "Computer | None"  # the level table (None: one plain level)
+    sync: "BoardSync"
+    settings: "Settings"
+    occupancy: bytearray  # the debouncer's stable occupancy, read-only here
+    ui: "Ui"
+    journal: "Journal | None"
+    level_names: tuple
+    log: "Callable[[str], None] | None"
+    # -- the flow
+    phase: int  # PLAYER .. SETUP (ui.py)
+    dirty: bool  # the LEDs and display must be composed again
+    paused: bool
+    stop: int  # STOP_NONE, STOP_USE, STOP_DISCARD: what the running search should do
+    searching: int  # the WORK_* of the running search (WORK_NONE: none)
+    # -- pondering
+    ponder_hit: bool
+    ponder_move: int  # the player's move the engine expects (it ponders on it)
+    ponder_tried: bool
+    ponder_outcome: "Outcome | None"  # a ponder search that finished before the player moved
+    ponder_hits: int
+    ponder_misses: int
+    # -- what the LEDs and the display show
+    hint_wanted: bool
+    hint_move: int
+    shown_move: int  # the computer's move, lit until it is made on the board
+    shown_san: str
+    expected_reply: int  # the computer's predicted reply to its shown move
+    promo_move: int  # the promotion being chosen, its piece kind and deadline
+    promo_kind: int
+    promo_deadline: int
+    menu: int  # ui.MENU_*: the open menu, the item, and when it closes untouched
+    menu_index: int
+    menu_deadline: int
+    message: str  # a passing message on the display, until message_deadline
+    message_deadline: int
+    targets: tuple  # the lifted piece's legal target squares
+    errors_shown: bool
+    err_clear: bytearray  # squares to empty / to fill (8 rank bytes) to put the board right
+    err_fill: bytearray
+    reappear: bytearray  # captured pieces to put back (take back)
+    verify_since: int  # when the board last matched the game in VERIFY (-1: not yet)
+    score_cp: "int | None"  # the last search's score, or its mate, depth, nodes and line
+    mate_in: "int | None"
+    depth: int
+    nodes: int
+    pv_text: str
+    bad_searches: int  # searches in a row below the resign threshold
+    resign_declined: bool
+    journal_ok: bool  # the journal works (a failing flash turns it off; the game goes on)
+    saved_side: int  # the computer's side before two-player mode
+    _expected: bytearray  # scratch: the occupancy the board should show
+    # -- the statistics
+    stats_ok: bool
+    stats_page: int
+    counted: int  # the outcome this game added to the statistics (-1: none)
+    counted_level: int
+    # -- features on demand, each None while unused (the module docstring)
+    clock: "GameClock | None"
+    clock_key: int
+    clock_text: str
+    clock_restore: object  # a journal clock record waiting for its clock (None: none)
+    touch: "TouchMove | None"
+    trainer: "Trainer | None"
+    trainer_seed: int
+    online: "Online | None"  # the online game (its side is the computer's)
+    eboard: "EBoard | None"  # the e-board mode (the engine does not move)
+
     def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None):
         """`computer` (computer.Computer) supplies the level table; None: one plain level.
         The statistics live beside the journal (none without one)."""

@@ -35,6 +35,10 @@ caller, which carries on without persistence rather than stopping the game.
 from firmware.compat import const
 from firmware.controller.flashfile import FlashFiles
 
+_TYPE_CHECKING = const(0)  # the names the annotations use, for the type checker only
+if _TYPE_CHECKING:
+    from firmware.features.journal_rare import SavedGame
+
 _MAGIC = const(0xA5)
 T_HEADER = const(1)
 T_SETTINGS = const(2)
@@ -67,7 +71,7 @@ def crc16(data, crc=0xFFFF):
     return crc
 
 
-def encode_record(rtype, payload=b""):
+def encode_record(rtype, payload: "bytes | bytearray" = b""):
     n = len(payload)
     head = bytes((rtype, n >> 8, n & 0xFF))
     c = crc16(payload, crc16(head))
@@ -115,7 +119,7 @@ class Journal:
         self.max_games = max_games
         self.path = path
         self.game_id = 0
-        self._state = None  # SavedGame mirror of what game.jnl holds (for compaction)
+        self._state = None  # type: SavedGame | None  # mirror of what game.jnl holds (for compaction)
 
     def _name(self, name):
         return self.files.name(name)

@@ -357,7 +357,7 @@ class Searcher:
     noise_seed: int
     stack_limit: int  # C stack bytes in use above which poll is skipped and the ply limit drops (0: unknown)
     # -- one search's state
-    pos: "Position"
+    pos: "Position | None"  # the position searched (None between games, to free its room)
     limits: "Limits"
     poll: "Callable[[Searcher], bool] | None"  # True: stop
     root_ply: int

@@ -148,7 +148,7 @@ class Diagnostics:
         self.raw = bytearray(8)
         self.mode = WALK
         self.last_button = None  # (name, SHORT | LONG) of the last press
-        self._mode_start_ms = None
+        self._mode_start_ms = None  # type: int | None
         self._shown = None  # what the display shows now, to skip redundant I2C writes
         self._walk_cell = -1
         self._walk_step = -1
@@ -179,10 +179,11 @@ class Diagnostics:
         while ev >= 0:
             self._button(hw.buttons.names[ev & 15], ev >> 4)
             ev = hw.buttons.pop()
-        if self._mode_start_ms is None:
-            self._mode_start_ms = now_ms
+        start = self._mode_start_ms
+        if start is None:
+            start = self._mode_start_ms = now_ms
         if self.mode == WALK:
-            self._walk(now_ms)
+            self._walk(ticks_diff(now_ms, start))
         elif self.mode == SENSORS:
             self._sensors()
         elif self.mode == FAULTS:
@@ -212,8 +213,7 @@ class Diagnostics:
             self.hw.display.show_text(lines)
         self._shown = lines
 
-    def _walk(self, now_ms):
-        elapsed = ticks_diff(now_ms, self._mode_start_ms)
+    def _walk(self, elapsed):
         step = (elapsed // self.step_ms) % 64
         if step == self._walk_step:
             return

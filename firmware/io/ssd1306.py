@@ -90,7 +90,7 @@ class Ssd1306:
         self._cmd[0] = 0x80  # control byte: one command follows
         self.text = ()
         self._window = bytearray(_WINDOW)
-        self._drawn = [None] * _PAGES  # the text on each page (None: unknown, draw it)
+        self._drawn = [None] * _PAGES  # type: list[str | None]  # the text on each page (None: unknown, draw it)
         self._drawn_scale = bytearray(_PAGES)
         for c in _INIT:
             self.command(c)
