@@ -36,6 +36,7 @@ simulator turns it into device time).
 from firmware.compat import const, heap_figures, ticks_diff
 from firmware.engine.position import Position
 from firmware.engine.search import mate_in_moves
+from firmware.loader import borrow, call, release
 
 _TYPE_CHECKING = const(0)  # the names the field declarations use, for the type checker only
 if _TYPE_CHECKING:
@@ -79,6 +80,7 @@ _OOM_AGAIN_MS = const(10000)  # a second MemoryError within this: restart (App.o
 _HEAP = const(1)  # features/feed.py handle(): `mem`
 _NOT_FEED = const(2)  # features/feed.py handle(): a line for features/console.py
 _NEW_GAME = const(3)  # features/console.py handle(): `new [FEN]`, its FEN checked
+_BOOT = "firmware.features.boot"  # building and booting, loaded for them
 
 
 class App:
@@ -139,20 +141,14 @@ class App:
         sensor event and button press (for replay in the simulator). `console`: an object whose
         readline() returns a line or None (the USB serial line), `write`: prints a console answer.
         The statistics live beside the journal (none without one)."""
-        from firmware import features
-
-        features.load("boot").init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settings,
-                                       start_fen, seed, log, poll_target_ms, sensor_log, collect)
-        features.drop("boot")
+        call(_BOOT, "init_app", self, hw, searcher, book, journal, ticks_ms, console, write, settings, start_fen,
+             seed, log, poll_target_ms, sensor_log, collect)
 
     # ---- start-up ---------------------------------------------------------------------------
     def boot(self, now_ms):
         """First scan (taken as the settled board) and resume from the journal: the start-up
         code lives in features/boot.py, loaded for it and released after."""
-        from firmware import features
-
-        features.load("boot").boot_app(self, now_ms)
-        features.drop("boot")
+        call(_BOOT, "boot_app", self, now_ms)
 
     # ---- the main loop ---------------------------------------------------------------------
     def service(self, now_ms):
@@ -196,7 +192,7 @@ class App:
         while ev >= 0:
             if self.sensor_log is not None:
                 self.sensor_log.button(self.button_names[ev & 15], ev >> 4, buttons.event_ms)
-            c._act("button_event", self, ev, now_ms)  # chords, then on_button (features/actions.py)
+            c.act("button_event", self, ev, now_ms)  # chords, then on_button (features/actions.py)
             ev = buttons.pop()
         if self._chord:
             for i in range(len(self.button_names)):
@@ -228,23 +224,17 @@ class App:
             if self.log:
                 self.log("fault: " + line)
         self._faults_seen = len(faults)
-        self.controller._say(faults[-1], now_ms)
+        self.controller.say(faults[-1], now_ms)
 
     def command(self, line, now_ms=0):
         """One console line: features/feed.py (the small test protocol: 2 KB) is loaded for
         it, and features/console.py (the rest: 5 KB) only if feed does not know the line;
         each is dropped after."""
-        from firmware.features import drop, load
-
         try:
-            done = load("feed").handle(self, line, now_ms)
-            drop("feed")
+            done = call("firmware.features.feed", "handle", self, line, now_ms)
             if done == _NOT_FEED:
-                done = load("console").handle(self, line, now_ms)
+                done = call("firmware.features.console", "handle", self, line, now_ms)
         finally:
-            drop("feed")
-            drop("console")
-            drop("pgn")
             self.controller.tidy()
             if self.collect is not None:
                 self.collect()
@@ -303,8 +293,8 @@ class App:
             self.collect()
         try:
             self.write("out of memory")
-            c._say("out of memory", now_ms)
-            c._show_errors((0, 7, 56, 63), ())
+            c.say("out of memory", now_ms)
+            c.show_errors((0, 7, 56, 63), ())
             self.ui.beep("error")
         except MemoryError:
             pass
@@ -434,21 +424,20 @@ def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     forever. The building and booting live in features/boot.py (see build there), released
     before the main loop starts."""
     import gc
-    from firmware import features
 
     try:
-        boot = features.load("boot")
+        boot = borrow(_BOOT)
         app = boot.build(board_module, journal_path, book_path, sensor_log_path)
         boot.boot_app(app, app.ticks_ms())
     except MemoryError:
         boot = app = None
-        features.drop("boot")
+        release(_BOOT)
         gc.collect()
         print("Reedchess cannot start: out of memory (%d bytes free now). The saved game is kept on "
               "flash. Check that only Reedchess's files are on the board and that the board config "
               "fits (docs/memory.md)" % heap_figures()[0])
         return
     boot = None
-    features.drop("boot")
+    release(_BOOT)
     gc.collect()
     app.run(booted=True)

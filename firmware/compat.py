@@ -23,9 +23,6 @@ and never branches on the interpreter itself.
   (0, 0, 0) on CPython. For the console's `mem`.
 - `fill_heap_holes()`: before a search, fills the heap's small holes so that the search's
   heap frames are found at once (see its docstring); None and nothing done on CPython.
-- `forget(name)`: drops the module `name` (dotted) from sys.modules and from its package,
-  so the collector frees it once nothing holds its objects: for code that runs once (a
-  setup) or rarely, so that it does not stay in a board's heap.
 - `IS_MICROPYTHON`: for tests and diagnostics only, never for logic.
 """
 import sys
@@ -91,17 +88,6 @@ else:  # CPython: emulate MicroPython's wrapping 30-bit ticks
 
     def ticks_diff(end, start):
         return ((end - start + _TICKS_HALF) & _TICKS_MAX) - _TICKS_HALF
-
-
-def forget(name):
-    """Drop the module `name` (e.g. "firmware.engine.pesto") from sys.modules and from its
-    package; the garbage collector frees it once nothing holds its objects."""
-    sys.modules.pop(name, None)
-    dot = name.rfind(".")
-    package = sys.modules.get(name[:dot])
-    attr = name[dot + 1:]
-    if package is not None and attr in package.__dict__:
-        delattr(package, attr)
 
 
 def heap_figures():

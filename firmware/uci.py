@@ -22,7 +22,9 @@ Ponder (accepted; the GUI decides when to ponder), UCI_LimitStrength and UCI_Elo
 UCI_LimitStrength true, every `go` but `go infinite`, `go mate` and `go perft` plays at the
 rated level nearest UCI_Elo (rated_level below): that level's node budget for the table's
 size (levels.limits_for_level), whatever time control the GUI sends, and its evaluation
-noise; `ponder` still waits for `ponderhit`).
+noise; `ponder` still waits for `ponderhit`), Fun Level (1-4: the same searches play the
+board's "Fun 1" .. "Fun 4", levels 1-4: their depth, node cap and noise, before
+UCI_LimitStrength; 0, the default: off).
 
 Memory (a board's heap, or `micropython -X heapsize=128K`): only what a `position` or `go
 perft` needs is imported with this module. The search modules are imported, and the
@@ -34,7 +36,8 @@ continue the current game on the same Position (see UciSession.cmd_position).
 """
 import sys
 
-from firmware.compat import const, forget
+from firmware.compat import const
+from firmware.loader import drop_unused
 from firmware.engine.fen import START_FEN, FenError
 from firmware.engine.notation import uci
 from firmware.engine.uci_parse import parse_uci
@@ -78,6 +81,8 @@ _ELO_MIN = const(1000)
 _ELO_MAX = const(2000)
 _ELO_STEP = const(100)
 _ELO_DEFAULT = const(1500)
+# Fun Level: the fun levels "Fun 1" .. "Fun 4" are the first levels of the table (index 0..3).
+_FUN_MAX = const(4)
 _GO_INT_ARGS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
 
 
@@ -201,6 +206,7 @@ class UciSession:
         self.own_book = False
         self.limit_strength = False  # UCI_LimitStrength: play at the rated level nearest uci_elo
         self.uci_elo = _ELO_DEFAULT
+        self.fun_level = 0  # Fun Level: 1..4 plays that fun level (before UCI_LimitStrength), 0 off
         self.quit_requested = False
         self.pending = []  # lines that arrived during a search, handled after it
         self.commands = {
@@ -250,6 +256,7 @@ class UciSession:
             "option name Ponder type check default false",
             "option name UCI_LimitStrength type check default false",
             "option name UCI_Elo type spin default %d min %d max %d" % (_ELO_DEFAULT, _ELO_MIN, _ELO_MAX),
+            "option name Fun Level type spin default 0 min 0 max %d" % _FUN_MAX,
         ]
 
     def cmd_isready(self, args):
@@ -295,6 +302,10 @@ class UciSession:
             if not _ELO_MIN <= elo <= _ELO_MAX:
                 raise UciError("UCI_Elo must be %d..%d, got %r" % (_ELO_MIN, _ELO_MAX, value))
             self.uci_elo = elo
+        elif key == "fun level":
+            if not value.isdigit() or int(value) > _FUN_MAX:
+                raise UciError("Fun Level must be 0..%d, got %r" % (_FUN_MAX, value))
+            self.fun_level = int(value)
         else:
             raise UciError("unknown option %r" % name)
 
@@ -408,9 +419,9 @@ class UciSession:
         limits = parse_go(args)
         searcher = self._get_searcher()
         noise = 0
-        if self.limit_strength and not limits.infinite and not limits.mate:
+        if (self.fun_level or self.limit_strength) and not limits.infinite and not limits.mate:
             levels = _levels()
-            index = rated_level(self.uci_elo)
+            index = self.fun_level - 1 if self.fun_level else rated_level(self.uci_elo)
             ponder = limits.ponder
             # the level's budget for this table's size (more nodes for a small Hash), as a board gets it
             limits = levels.limits_for_level(index, None, searcher.tt.size)
@@ -419,7 +430,7 @@ class UciSession:
             # the levels' table is not needed while the search runs: its heap goes to the
             # search (a board-sized heap had no room left for the search's frames)
             del levels
-            forget("firmware.engine.levels")
+            drop_unused("firmware.engine.levels")
         if searcher.noise_cp != noise:
             searcher.set_noise(noise)  # seeded by the Searcher's seed: the same game replays the same
         position = self.position

@@ -49,10 +49,10 @@ def console():
 def touch():
     c.settings.touch_move = True
     run(50)
-    c._want_touch()
+    c.want_touch()
     assert c.touch is not None and "firmware.features.touch" in sys.modules
     c.settings.touch_move = False
-    c._want_touch()
+    c.want_touch()
     run(50)
 
 def clock():
@@ -75,7 +75,7 @@ def trainer():
 
 def game_end():
     c.game.resign(0)  # White resigns: the end shown and counted (features/game_end.py, stats)
-    c._game_over(T[0])
+    c.game_over(T[0])
     run(50)
     assert c.phase == 4 and sum(c.stats_call("games", c.settings.level)) > 0  # OVER, counted
     c.new_game(T[0])  # features/new_game.py and the journal's rare side

@@ -370,7 +370,14 @@ class ConsoleLink:
         self.claimed = False
 
 
+MODE_MODULES = ("firmware.features.eboard", "firmware.features.eboard_dgt", "firmware.features.eboard_millennium",
+                "firmware.features.eboard_usb")
+
+
 def test_the_mode_silences_the_console_and_leaving_it_by_the_menu_gives_it_back():
+    from firmware import loader
+
+    held_before = {name: loader.users(name) for name in MODE_MODULES}
     rig = Rig(0)
     link = ConsoleLink()
     rig.app.link = link
@@ -395,7 +402,9 @@ def test_the_mode_silences_the_console_and_leaving_it_by_the_menu_gives_it_back(
     rig.run(50)
     assert c.eboard is None and c.settings.eboard == 0
     assert link.claimed is False and rig.app.write is write
-    assert not any(name.startswith("firmware.features.eboard") for name in sys.modules)
+    # the mode's modules are borrowed no more than before it began (the other tests' boards,
+    # still in e-board mode, hold theirs)
+    assert {name: loader.users(name) for name in MODE_MODULES} == held_before
 
 
 def test_a_board_switched_on_in_the_mode_is_in_it_at_once():

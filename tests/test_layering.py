@@ -1,6 +1,6 @@
 """Keeps the borders of docs/architecture.md ("Rules the layering test keeps") honest by scanning imports.
 
-- firmware/engine/ imports nothing from firmware/ but engine/ and compat.
+- firmware/engine/ imports nothing from firmware/ but engine/, compat and the loader.
 - firmware/io/ imports nothing of chess (engine, controller, uci) and never `machine`.
 - only boards/ may import machine, neopixel, rp2, board, digitalio, busio (hardware modules).
 - nothing in firmware/ imports typing, dataclasses, enum or functools at runtime.
@@ -52,11 +52,12 @@ def _files(folder):
                 yield os.path.join(dirpath, name)
 
 
-def test_engine_imports_only_engine_and_compat():
+def test_engine_imports_only_engine_compat_and_the_loader():
     bad = []
     for path in _files("firmware/engine"):
         for mod in _imports(path):
-            if mod.startswith("firmware") and not (mod.startswith("firmware.engine") or mod == "firmware.compat"):
+            if mod.startswith("firmware") and not (mod.startswith("firmware.engine")
+                                                   or mod in ("firmware.compat", "firmware.loader")):
                 bad.append((path, mod))
             if mod.split(".")[0] in HARDWARE:
                 bad.append((path, mod))
@@ -120,3 +121,53 @@ def test_type_checking_blocks_never_run():
                 bad.append(os.path.relpath(path, ROOT))
     assert not bad, bad
 
+
+
+def _module_graph():
+    """{firmware module: the firmware modules it imports at run time (inside functions too)}."""
+    def name_of(path):
+        rel = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
+        return rel[: -len(".__init__")] if rel.endswith(".__init__") else rel
+
+    paths = {name_of(p): p for p in _files("firmware")}
+    graph = {}
+    for mod, path in paths.items():
+        with open(path) as f:
+            tree = ast.parse(f.read(), path)
+        skip = _type_only_nodes(tree)
+        deps = set()
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                deps.add(node.module)
+                deps.update(node.module + "." + a.name for a in node.names)  # from package import module
+        graph[mod] = {d for d in deps if d in paths and d != mod}
+    return graph
+
+
+def test_no_import_circles():
+    """No firmware module imports itself through others: rare parts and setup modules import
+    the core, and the core names them to firmware/loader.py by a string."""
+    graph = _module_graph()
+    circles = []
+    for start in graph:
+        stack = [(start, [start])]
+        seen = set()
+        while stack:
+            mod, path = stack.pop()
+            for dep in graph[mod]:
+                if dep == start:
+                    circles.append(path + [start])
+                elif dep not in seen:
+                    seen.add(dep)
+                    stack.append((dep, path + [dep]))
+    assert circles == []
+
+
+def test_the_circle_check_reads_real_imports():
+    graph = _module_graph()
+    assert "firmware.engine.search_setup" not in graph["firmware.engine.search"]
+    assert "firmware.engine.position" in graph["firmware.engine.search"]  # it sees real imports

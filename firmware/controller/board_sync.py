@@ -46,8 +46,9 @@ on a move included; only WRONG / ILLEGAL / UNEXPLAINED reports build their cell 
 
 from array import array
 
-from firmware.compat import const, forget, ticks_diff
+from firmware.compat import const, ticks_diff
 from firmware.engine.position import Position
+from firmware.loader import borrow, release
 
 # ---- occupancy -----------------------------------------------------------------------------
 # Occupancy bitmaps and the cells a move changes: the vocabulary of board sync.
@@ -210,6 +211,7 @@ _NONE = const(4)
 _QUEEN = const(5)
 _MAX_FIRST = const(16)
 _LOG = const(128)  # events remembered in order (a power of two)
+_SETUP = "firmware.controller.board_sync_setup"  # the constructor's work, loaded for it
 
 
 class Inference:
@@ -627,14 +629,15 @@ class BoardSync:
     def __init__(self, stable_ms=400, unexplained_ms=3000):
         # The checks and the state live in board_sync_setup.py, loaded for this call and
         # dropped after it: it runs once, so its code does not stay in a board's heap
-        from firmware.controller import board_sync_setup
-
-        inference = Inference()
-        board_sync_setup.inference(inference, _LOG, _MAX_FIRST)
-        board_sync_setup.setup(self, stable_ms, unexplained_ms, inference, Position(None, 2 * _HISTORY + 4),
-                               _QUEUE, _OK, SyncError)
-        del board_sync_setup
-        forget("firmware.controller.board_sync_setup")
+        setup = borrow(_SETUP)
+        try:
+            inference = Inference()
+            setup.inference(inference, _LOG, _MAX_FIRST)
+            setup.setup(self, stable_ms, unexplained_ms, inference, Position(None, 2 * _HISTORY + 4), _QUEUE, _OK,
+                        SyncError)
+        finally:
+            setup = None
+            release(_SETUP)
 
     # ---- the controller's side -----------------------------------------------------------
     def set_position(self, position):

@@ -20,7 +20,7 @@ depth of each level are copied here once.
 """
 from array import array
 
-from firmware.compat import forget
+from firmware.loader import borrow, release
 
 from firmware.engine.position import Position
 from firmware.engine.search import MAX_PLY
@@ -102,12 +102,7 @@ class Computer:
         moves as an open Book seeded once."""
         if (position.fullmove - 1) * 2 + (1 if position.stm else 0) >= plies:
             return 0  # past the level's book depth: no need to touch the file
-        import sys
-
-        name = "firmware.engine.book"
-        resident = name in sys.modules
-        from firmware.engine import book as bookmod
-
+        bookmod = borrow(_BOOK)
         move = 0
         try:
             # the search's move buffer is idle here: the book needs no 1 KB one of its own
@@ -126,8 +121,8 @@ class Computer:
                 self.book = None
             self._book_rng = book._rng_state
             book.close()
-        if not resident:
-            forget(name)
+        bookmod = book = None
+        release(_BOOK)
         return move
 
     def prepare(self, game_position, ponder_move=0):
@@ -202,25 +197,14 @@ class Computer:
             _release()
 
 
-_LEVELS = "firmware.engine.levels"
-_held = bytearray(2)  # nesting of _levels calls; 1 when the module was loaded before the outermost
+_LEVELS = "firmware.engine.levels"  # the level table, borrowed for each call (~3 KB of heap)
+_BOOK = "firmware.engine.book"  # the book's reader, borrowed for each lookup (~8 KB)
 
 
 def _levels():
-    """firmware.engine.levels, imported for a call; hand it back with _release(), which drops
-    it again unless something else had it loaded (UCI, a test)."""
-    import sys
-
-    loaded = _LEVELS in sys.modules
-    from firmware.engine import levels
-
-    if not _held[0]:
-        _held[1] = loaded
-    _held[0] += 1
-    return levels
+    """firmware.engine.levels for a call; hand it back with _release()."""
+    return borrow(_LEVELS)
 
 
 def _release():
-    _held[0] -= 1
-    if not _held[0] and not _held[1]:
-        forget(_LEVELS)
+    release(_LEVELS)

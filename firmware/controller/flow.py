@@ -53,7 +53,7 @@ from firmware.engine import rules
 from firmware.engine.constants import from_sq64, to_sq64
 from firmware.engine.constants import START_FEN
 from firmware.engine.notation import san
-from firmware.features import drop, load
+from firmware.loader import borrow, call, release
 
 _TYPE_CHECKING = const(0)  # the names the field declarations use, for the type checker only
 if _TYPE_CHECKING:
@@ -99,8 +99,18 @@ _PV_MOVES = const(4)  # moves of the principal variation on the display
 _PRESET_KEY = const(100)  # clock source keys: 100 + preset, 1 + level index for clock levels
 _LONG = const(2)  # io.buttons.LONG
 _T_SETUP = const(1)  # features.trainer state
-_GAME_END = ("game_over", "count_end", "uncount", "stats_call")  # in features/game_end.py
-_EBOARD = ("eboard", "eboard_dgt", "eboard_millennium", "eboard_usb")  # the e-board mode's modules
+_FEATURES = "firmware.features."
+# Which feature module has each rare action (Controller.act; each is a function there taking
+# the controller first).
+ACTIONS = {
+    "init": "actions", "boot": "actions", "takeback": "actions", "on_button": "actions",
+    "button_event": "actions", "close_menu": "actions", "leave_trainer": "actions",
+    "game_over": "game_end", "count_end": "game_end", "uncount": "game_end", "stats_call": "game_end",
+    "new_game": "new_game",
+}
+# The feature modules the controller holds while it uses them (Controller.hold and tidy): an
+# attribute of the same name holds each one's object; "options" is the options menu.
+HELD = ("trainer", "touch", "clock", "online", "eboard", "options")
 
 
 class Outcome:
@@ -191,19 +201,19 @@ class Controller:
     def __init__(self, game, sync, settings, occupancy, ui, journal=None, computer=None, log=None):
         """`computer` (computer.Computer) supplies the level table; None: one plain level.
         The statistics live beside the journal (none without one)."""
-        self._acting = 0  # nesting depth of _act (its modules stay loaded until 0)
-        self._act("init", game, sync, settings, occupancy, ui, journal, computer, log)
+        self._holding = 0  # a bit per HELD module the controller has borrowed
+        self.act("init", game, sync, settings, occupancy, ui, journal, computer, log)
 
     # ---- helpers --------------------------------------------------------------------------
     def level_name(self, index):
         return self.level_names[index] if 0 <= index < len(self.level_names) else "?"
 
-    def _say(self, text, now_ms):
+    def say(self, text, now_ms):
         self.message = text
         self.message_deadline = ticks_add(now_ms, _MESSAGE_MS)
         self.dirty = True
 
-    def _journal(self, name, *args):
+    def to_journal(self, name, *args):
         """Call a journal method; a failing flash must not stop the game."""
         if self.journal is None or not self.journal_ok:
             return
@@ -214,11 +224,11 @@ class Controller:
             if self.log:
                 self.log("journal disabled: %s" % (exc,))
 
-    def _computer_to_move(self):
+    def computer_to_move(self):
         side = self.settings.computer_side
         return side != NOBODY and self.game.position.stm == side and self.eboard is None
 
-    def _clear_overlays(self):
+    def clear_overlays(self):
         self.targets = ()
         self.hint_move = 0
         self.hint_wanted = False
@@ -233,7 +243,7 @@ class Controller:
             self.err_clear[i] = 0
             self.err_fill[i] = 0
 
-    def _abort_search(self):
+    def abort_search(self):
         if self.searching != WORK_NONE:
             self.stop = STOP_DISCARD
 
@@ -246,7 +256,7 @@ class Controller:
                 return True
         return False
 
-    def _enter_play(self, now_ms, verify=False, check_board=True):
+    def enter_play(self, now_ms, verify=False, check_board=True):
         """Pick the phase that follows from the game, after any change of the game.
 
         With `check_board`, a board that does not show the game (take back by button, new
@@ -271,7 +281,7 @@ class Controller:
             self.reappear[i] = 0
         if self.game.over:
             self.phase = OVER
-        elif self._computer_to_move() and not self.paused:
+        elif self.computer_to_move() and not self.paused:
             self.phase = THINKING
         else:
             self.phase = PLAYER
@@ -280,30 +290,18 @@ class Controller:
     def boot(self, saved, now_ms, start_fen=None):
         """Resume `saved` (a journal.SavedGame, or None for a fresh start from `start_fen`):
         features/actions.py; a fresh game's journal record is started after it is dropped."""
-        if self._act("boot", saved, now_ms, start_fen):
-            self._journal("start_game", self.settings.to_bytes(), start_fen)
+        if self.act("boot", saved, now_ms, start_fen):
+            self.to_journal("start_game", self.settings.to_bytes(), start_fen)
 
-    def _act(self, name, *args):
-        """Run a rare action: the game's end and the statistics (_GAME_END) in
-        features/game_end.py, the others (take back, verify, draw claim, two-player toggle,
-        the menus' buttons, resuming at boot) in features/actions.py: loaded for it and
-        released after the outermost call (~50 ms on the chip)."""
-        self._acting += 1
-        try:
-            return getattr(load("game_end" if name in _GAME_END else "actions"), name)(self, *args)
-        finally:
-            self._acting -= 1
-            if not self._acting:  # an action calling another keeps the modules until it returns
-                drop("actions")
-                drop("game_end")
+    def act(self, name, *args):
+        """Run the rare action `name` (ACTIONS says which feature module has it) with this
+        controller and `args`: the module is loaded for it and released after (an action
+        calling another keeps it until the outermost returns; ~50 ms on the chip)."""
+        return call(_FEATURES + ACTIONS[name], name, self, *args)
 
     def new_game(self, now_ms, start_fen=None, swap_sides=False):
-        """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN.
-        features/new_game.py, loaded for it and released after."""
-        try:
-            return load("new_game").new_game(self, now_ms, start_fen, swap_sides)
-        finally:
-            drop("new_game")
+        """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN."""
+        return self.act("new_game", now_ms, start_fen, swap_sides)
 
     # ---- board events -------------------------------------------------------------------
     def on_event(self, cell, kind):
@@ -368,10 +366,10 @@ class Controller:
             else:
                 sync.set_position(self.game.position)
         elif code == WRONG or code == ILLEGAL:
-            self._show_errors(sync.wrong_cells, ())
+            self.show_errors(sync.wrong_cells, ())
             self.ui.beep("error")
         elif code == UNEXPLAINED:
-            self._show_errors(sync.to_clear, sync.to_fill)
+            self.show_errors(sync.to_clear, sync.to_fill)
             self.ui.beep("error")
         elif code == RESTORED:
             self._clear_errors()
@@ -387,7 +385,7 @@ class Controller:
         self.targets = tuple(to_sq64((m >> 7) & 127) for m in rules.legal_moves(pos, sq))
         self.dirty = True
 
-    def _show_errors(self, clear_cells, fill_cells):
+    def show_errors(self, clear_cells, fill_cells):
         self._clear_errors()
         self.targets = ()
         for cell in clear_cells:
@@ -409,22 +407,22 @@ class Controller:
             self.ui.beep("error")
             return
         self.sync.set_position(self.game.position)
-        self._clear_overlays()
+        self.clear_overlays()
         if phase == THINKING:
-            self._abort_search()  # the player moved for the computer: enter it as played
+            self.abort_search()  # the player moved for the computer: enter it as played
         if promotion:
             self.phase = PROMOTE
             self.promo_move = move
             self.promo_kind = 5
             self.promo_deadline = ticks_add(now_ms, _PROMOTE_MS)
-            self._abort_search()
+            self.abort_search()
             self.ui.beep("alert")
             return
         self._commit_player_move(move, now_ms)
 
     def _commit_player_move(self, move, now_ms):
         """`move` is already on the game position: record it and go on."""
-        self._journal("record_move", move)
+        self.to_journal("record_move", move)
         self._after_move(False, now_ms)
         self.paused = False
         self.mate_in = None
@@ -446,9 +444,9 @@ class Controller:
         self.ponder_outcome = None
         self.ponder_move = 0
         if self.game.check_end():
-            self._game_over(now_ms)
+            self.game_over(now_ms)
             return
-        self._enter_play(now_ms, check_board=False)
+        self.enter_play(now_ms, check_board=False)
         if cached is not None and self.phase == THINKING and self.searching == WORK_NONE:
             self._computer_decides(cached, now_ms)  # pondering already found the answer
 
@@ -468,14 +466,14 @@ class Controller:
         self.shown_move = 0
         self.game.push(move)
         self.sync.set_position(self.game.position)  # keeps a reply already under way
-        self._journal("record_move", move)
+        self.to_journal("record_move", move)
         self._after_move(True, now_ms)
         if " " in self.pv_text:
             self.pv_text = self.pv_text.split(" ", 1)[1]  # the line from here on
         self.ui.beep("click")
         self._clear_errors()
         if self.game.check_end():
-            self._game_over(now_ms)
+            self.game_over(now_ms)
             return
         reply = self.expected_reply
         self.expected_reply = 0
@@ -484,26 +482,26 @@ class Controller:
         self.ponder_tried = False
         self.phase = PLAYER
         self.dirty = True
-        if self._computer_to_move() and not self.paused:
+        if self.computer_to_move() and not self.paused:
             self.phase = THINKING  # computer against itself (not a normal mode)
 
-    def _game_over(self, now_ms):
+    def game_over(self, now_ms):
         """The game has ended: show it, count it (features/game_end.py)."""
-        return self._act("game_over", now_ms)
+        return self.act("game_over", now_ms)
 
     # ---- take back --------------------------------------------------------------------------
     def _takeback(self, now_ms, physical=False):
         """Take back one move (features/actions.py)."""
-        return self._act("takeback", now_ms, physical)
+        return self.act("takeback", now_ms, physical)
 
     # ---- buttons ----------------------------------------------------------------------------
     def on_button(self, name, kind, now_ms):
         """A button press (SHORT / LONG): features/actions.py, loaded for it."""
-        return self._act("on_button", name, kind, now_ms)
+        return self.act("on_button", name, kind, now_ms)
 
     def _close_menu(self, now_ms):
         """Close the open menu, save the settings, start or leave the trainer: features/actions.py."""
-        return self._act("close_menu", now_ms)
+        return self.act("close_menu", now_ms)
 
     # ---- time ---------------------------------------------------------------------------------
     def tick(self, now_ms):
@@ -525,7 +523,7 @@ class Controller:
                     self.verify_since = now_ms
                 elif ticks_diff(now_ms, self.verify_since) >= _VERIFY_STABLE_MS:
                     self.ui.beep("confirm")
-                    self._enter_play(now_ms)
+                    self.enter_play(now_ms)
             else:
                 self.verify_since = -1
 
@@ -542,7 +540,7 @@ class Controller:
             if self.hint_wanted:
                 return WORK_HINT
             if (self.ponder_move and not self.ponder_tried and self.settings.ponder and self.eboard is None
-                    and self.settings.computer_side != NOBODY and not self._computer_to_move()):
+                    and self.settings.computer_side != NOBODY and not self.computer_to_move()):
                 return WORK_PONDER
         return WORK_NONE
 
@@ -582,7 +580,7 @@ class Controller:
         move = outcome.move
         if not move:
             if self.game.check_end():
-                self._game_over(now_ms)
+                self.game_over(now_ms)
             return
         self.score_cp = outcome.score_cp
         self.depth = outcome.depth
@@ -591,9 +589,9 @@ class Controller:
         drawish = outcome.score_cp is not None and outcome.score_cp <= 0 or (outcome.mate_in or 0) < 0
         reason = self.game.claimable_draw()
         if reason != rules.ONGOING and drawish and not outcome.book:
-            self._say("I claim a draw", now_ms)
+            self.say("I claim a draw", now_ms)
             self.game.finish(RESULT_DRAW, reason)
-            self._game_over(now_ms)
+            self.game_over(now_ms)
             return
         hopeless = (outcome.score_cp is not None and outcome.score_cp <= -_RESIGN_CP) or (outcome.mate_in or 0) < 0
         self.bad_searches = self.bad_searches + 1 if hopeless else 0
@@ -606,9 +604,9 @@ class Controller:
             self.dirty = True
             self.ui.beep("alert")
             return
-        self._show_computer_move(move, now_ms)
+        self.show_computer_move(move, now_ms)
 
-    def _show_computer_move(self, move, now_ms):
+    def show_computer_move(self, move, now_ms):
         self.phase = SHOWING
         self.shown_move = move
         self.shown_san = san(self.game.position, move)
@@ -618,28 +616,34 @@ class Controller:
         self.ui.beep("confirm")
 
     # ---- features on demand --------------------------------------------------------------------
-    def tidy(self):
-        """Drop the feature modules nothing holds (the garbage collector frees them)."""
-        if self.menu != _ui.MENU_OPTIONS:
-            drop("options")
-        drop("stats")
-        if self.trainer is None:
-            drop("trainer")
-        if self.touch is None:
-            drop("touch")
-        if self.clock is None:
-            drop("clock")
-        if self.online is None:
-            drop("online")
-        if self.eboard is None:
-            for name in _EBOARD:
-                drop(name)
+    def hold(self, name):
+        """The feature module `name` (one of HELD), borrowed from the loader for as long as
+        the controller uses it: while its attribute of the same name holds its object (the
+        options menu: while it is open). tidy() releases it after."""
+        module = borrow(_FEATURES + name)
+        bit = 1 << HELD.index(name)
+        if self._holding & bit:
+            release(_FEATURES + name)  # held already: still one borrow
+        else:
+            self._holding |= bit
+        return module
 
-    def _want_touch(self):
+    def tidy(self):
+        """Release the held feature modules no longer in use (the garbage collector frees
+        them once nothing else holds them)."""
+        for i in range(len(HELD)):
+            bit = 1 << i
+            name = HELD[i]
+            if self._holding & bit and (self.menu != _ui.MENU_OPTIONS if name == "options"
+                                        else getattr(self, name) is None):
+                self._holding &= ~bit
+                release(_FEATURES + name)
+
+    def want_touch(self):
         """Touch-move loaded while its setting is on."""
         if self.settings.touch_move:
             if self.touch is None:
-                self.touch = load("touch").TouchMove()
+                self.touch = self.hold("touch").TouchMove()
         elif self.touch is not None:
             self.touch = None
             self.tidy()
@@ -649,7 +653,7 @@ class Controller:
         clock = self.clock
         if clock is not None:
             clock.moved(self.game.position.stm ^ 8, now_ms)
-            self._journal("record_clock", clock.to_bytes(now_ms))
+            self.to_journal("record_clock", clock.to_bytes(now_ms))
             clock.shown = -1
         if self.touch is not None:
             self.touch.clear()
@@ -670,7 +674,7 @@ class Controller:
                 key = 1 + s.level
         if key != self.clock_key:
             self.clock_key = key
-            self.clock = load("clock").start(self, key) if key else None
+            self.clock = self.hold("clock").start(self, key) if key else None
             self.clock_restore = None
             if self.clock is None:
                 self.clock_text = ""
@@ -700,13 +704,13 @@ class Controller:
         only when there is a trainer to leave (before every new game)."""
         if self.trainer is None and not self.settings.trainer:
             return None
-        return self._act("leave_trainer", now_ms)
+        return self.act("leave_trainer", now_ms)
 
     def stats_call(self, name, *args):
         """Call Stats.`name` (features/stats.py) on the statistics file beside the journal,
         loaded for this call and released after. Returns its result; None without statistics
         (a failing flash turns them off for good: the game goes on). features/game_end.py."""
-        return self._act("stats_call", name, *args)
+        return self.act("stats_call", name, *args)
 
     # ---- evaluation display -------------------------------------------------------------------
     def search_info(self, score_cp, mate_in, depth, nodes=0, pv=None):

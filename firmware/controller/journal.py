@@ -33,6 +33,7 @@ power at every write. Journal errors (full flash, missing directory) raise OSErr
 caller, which carries on without persistence rather than stopping the game.
 """
 from firmware.compat import const
+from firmware.loader import call
 from firmware.controller.flashfile import FlashFiles
 
 _TYPE_CHECKING = const(0)  # the names the annotations use, for the type checker only
@@ -92,21 +93,12 @@ def _rare(name, journal, *args):
     """Run the read side (load, games), a new game or the archiving of
     features/journal_rare.py: loaded for it and released after (when the outermost such call
     returns); record_* (every move) stay here."""
-    from firmware import features
-
-    _depth[0] += 1
-    try:
-        return getattr(features.load("journal_rare"), name)(journal, *args)
-    finally:
-        _depth[0] -= 1
-        if not _depth[0]:
-            features.drop("journal_rare")
-
-
-_depth = bytearray(1)  # nesting of _rare calls
+    return call("firmware.features.journal_rare", name, journal, *args)
 
 
 class Journal:
+    _state: "SavedGame | None"  # a mirror of what game.jnl holds (for compaction)
+
     def __init__(self, path="", open_fn=None, fs=None, max_games=10, plies=0):
         """`plies`: room of the positions a saved game is replayed into (the game record's
         capacity, so a board's boot allocates no more than its game; 0: Position's default)."""
@@ -119,7 +111,7 @@ class Journal:
         self.max_games = max_games
         self.path = path
         self.game_id = 0
-        self._state = None  # type: SavedGame | None  # mirror of what game.jnl holds (for compaction)
+        self._state = None
 
     def _name(self, name):
         return self.files.name(name)

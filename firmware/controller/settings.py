@@ -17,10 +17,11 @@ trainer (mate trainer set 1..len(SETS), 0 = normal play), eboard (0 off, 1 DGT, 
 the board speaks that e-board protocol on its serial link, features/eboard.py). The options menu that changes them
 (labels, squares, texts) is a feature on demand: features/options.py.
 
-Format: version 2 (8 bytes; the last one the e-board mode, 0 in older records). Version 1 records (5 options, no clock/trainer) still load,
-the newer options taking their defaults.
+Format: version 2 (8 bytes; the last one the e-board mode, 0 in older records). Version 1
+records (5 options, no clock/trainer) still load, the newer options taking their defaults.
 """
 from firmware.compat import const
+from firmware.loader import call
 
 WHITE = const(0)
 BLACK = const(8)
@@ -35,12 +36,7 @@ SETS = ("KQ", "KR", "KBB", "KBN", "KRN", "KRB")  # the mate trainer's sets (feat
 def _rare(name, *args):
     """check, from_bytes and assign (start-up, options menu) live in
     features/settings_rare.py: loaded for the call, released after."""
-    from firmware import features
-
-    try:
-        return getattr(features.load("settings_rare"), name)(*args)
-    finally:
-        features.drop("settings_rare")
+    return call("firmware.features.settings_rare", name, *args)
 
 
 class SettingsError(ValueError):

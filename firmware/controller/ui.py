@@ -42,7 +42,6 @@ from firmware.compat import const
 from firmware.controller.board_sync import move_cells as flipped_cells
 from firmware.engine.constants import from_sq64, square_name, to_sq64
 from firmware.engine.notation import uci
-from firmware.features import load
 from firmware.io.buzzer import PATTERNS
 from firmware.io.leds import BLINK_FAST, BLINK_SLOW, ERROR, HINT, INFO, MOVE, OFF, ON
 
@@ -99,7 +98,7 @@ def compose_leds(c):
         out[c.settings.level & 63] = ON | INFO
         return out
     if c.menu == MENU_OPTIONS:
-        load("options").leds(c, out)
+        c.hold("options").leds(c, out)
         return out
     phase = c.phase
     pos = c.game.position
@@ -183,7 +182,7 @@ def compose_text(c):
         return ("Level %d" % (c.settings.level + 1), c.level_name(c.settings.level), "", "level: next",
                 "takeback: back")
     if c.menu == MENU_OPTIONS:
-        return tuple(x[:21] for x in load("options").text(c))
+        return tuple(x[:21] for x in c.hold("options").text(c))
     phase = c.phase
     game = c.game
     head = ""

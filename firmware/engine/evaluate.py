@@ -34,7 +34,8 @@ within +-(KNOWN_WIN + 8000), far from the search's mate scores.
 """
 from array import array
 
-from firmware.compat import const, forget, micropython, ptr8, ptr16
+from firmware.compat import const, micropython, ptr8, ptr16
+from firmware.loader import call, drop_unused
 from firmware.engine import endgame
 from firmware.engine.tunables import NO_PAWN_DRAW_DIV, TEMPO
 from firmware.engine.position import ATTACK_STEPS
@@ -92,11 +93,7 @@ def pack_terms(T=None):
     drops tunables.py from sys.modules, so a later import is a fresh copy) into _TERMS.
     The packing lives in terms.py, loaded for the call and dropped after it: it runs at import
     and for tuners, so its code does not stay in a board's heap."""
-    from firmware.engine import terms
-
-    terms.pack(_TERMS, T)
-    del terms
-    forget("firmware.engine.terms")
+    call("firmware.engine.terms", "pack", _TERMS, T)
 
 
 # Per-file pawn rank masks, index file + 1 (0 and 9 stay empty so f-1 and f+1 always exist):
@@ -125,12 +122,8 @@ def init():
     global _ready
     if _ready:
         return
-    from firmware.engine import pesto
-
-    pesto.install()
-    del pesto
-    forget("firmware.engine.pesto")
-    forget("firmware.engine.tunables")
+    call("firmware.engine.pesto", "install")
+    drop_unused("firmware.engine.tunables")
     for df in range(-7, 8):
         for dr in range(-7, 8):
             DIST[dr * 16 + df + 119] = max(abs(df), abs(dr))

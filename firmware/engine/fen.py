@@ -16,18 +16,6 @@ _CASTLE_CHARS = "KQkq"
 _CASTLE_NEEDS = {"K": (1, 4, 7, 4), "Q": (2, 4, 0, 4), "k": (4, 116, 119, 12), "q": (8, 116, 112, 12)}
 
 
-def unload():
-    """Take this module out of sys.modules (and the engine package): its 4.7 KB are free at the
-    next collection. The firmware loads it only to read or write a FEN, and whoever loaded it
-    for that unloads it after, unless it was loaded already (`__name__ in sys.modules`)."""
-    import sys
-
-    del sys.modules[__name__]
-    package = sys.modules.get("firmware.engine")
-    if package is not None and "fen" in package.__dict__:
-        delattr(package, "fen")
-
-
 def _parse_board(text):
     ranks = text.split("/")
     if len(ranks) != 8:

@@ -21,6 +21,7 @@ from array import array
 
 from firmware.compat import const, micropython, ptr8, ptr16, ptr32
 from firmware.engine import zobrist
+from firmware.loader import borrow, call, release
 from firmware.engine.constants import (  # noqa: F401  (FenError: part of this module's API)
     BISHOP_STEPS,
     KING_STEPS,
@@ -30,6 +31,7 @@ from firmware.engine.constants import (  # noqa: F401  (FenError: part of this m
     FenError,
 )
 
+_FEN = "firmware.engine.fen"  # FEN parsing and writing, loaded for each use
 _WHITE = const(0)
 _BLACK = const(8)
 _PAWN = const(1)
@@ -320,9 +322,7 @@ class Position:
         if fen is None:
             self.set_start()
         else:
-            from firmware.engine import fen as _fen
-
-            _fen.set_fen(self, fen)
+            call(_FEN, "set_fen", self, fen)
 
     # ---- setting up -------------------------------------------------------------------
     def clear(self):
@@ -361,17 +361,12 @@ class Position:
         position's FEN back, with fen.py loaded for this call only unless it was loaded
         already: the firmware reads a FEN this way, as the parser is 4.7 KB of heap that a
         game from the initial position never needs."""
-        import sys
-
-        kept = "firmware.engine.fen" in sys.modules
-        from firmware.engine import fen as _fen
-
+        fen = borrow(_FEN)
         try:
-            _fen.set_fen(self, text)
-            return _fen.fen(self)
+            fen.set_fen(self, text)
+            return fen.fen(self)
         finally:
-            if not kept:
-                _fen.unload()
+            release(_FEN)
 
     def assign(self, other):
         """Take `other`'s board and state (side to move, castling, e.p., clocks), its history

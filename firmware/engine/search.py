@@ -35,7 +35,7 @@ horizon are seen. Numbers live in tunables.py.
 """
 from array import array
 
-from firmware.compat import const, fill_heap_holes, forget, micropython, ptr8, ptr16, ptr32, stack_use, ticks_diff
+from firmware.compat import const, fill_heap_holes, micropython, ptr8, ptr16, ptr32, stack_use, ticks_diff
 from firmware.engine.tunables import (  # module globals: cheaper than T.X on MicroPython
     ASPIRATION,
     DELTA_MARGIN,
@@ -62,6 +62,7 @@ from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS, ROOK_STEPS
 from firmware.engine.see import see
 from firmware.engine.position import PST_EG, PST_MG
 from firmware.engine.zobrist import PIECE_BASE, TABLE_SIZE
+from firmware.loader import call
 
 _TYPE_CHECKING = const(0)  # the names the field declarations use, for the type checker only
 if _TYPE_CHECKING:
@@ -385,12 +386,8 @@ class Searcher:
         # The arguments' checks and the tables' allocation live in search_setup.py, loaded
         # for this call and dropped after it: it runs once, so its code does not stay in a
         # board's heap (the sizes below are this module's private constants)
-        from firmware.engine import search_setup
-
-        search_setup.setup(self, tt_entries, poll_nodes, clock_ms, seed, move_stack, stack_bytes,
-                           (_Q_CELLS * _Q_LEVELS, _PV_PLY, _MAX_MOVES, MAX_PLY, STACK_RESERVE), Info, SearchError)
-        del search_setup
-        forget("firmware.engine.search_setup")
+        call("firmware.engine.search_setup", "setup", self, tt_entries, poll_nodes, clock_ms, seed, move_stack,
+             stack_bytes, (_Q_CELLS * _Q_LEVELS, _PV_PLY, _MAX_MOVES, MAX_PLY, STACK_RESERVE), Info, SearchError)
 
     # ---- control ------------------------------------------------------------------------
     def stop(self):

@@ -1,5 +1,5 @@
 """The controller's rare actions, loaded on the button press and released after
-(controller/flow.py, Controller._act): take back, verify the board, claim a draw, the
+(controller/flow.py, Controller.act): take back, verify the board, claim a draw, the
 two-player toggle, the level and options menus' buttons, the hint, the trainer's
 start and end, and resuming the journal's game at
 boot. Each takes the Controller as `self` (the code was its methods).
@@ -12,7 +12,7 @@ from firmware.controller.settings import NOBODY, SETS
 from firmware.engine import rules
 from firmware.engine.constants import to_sq64
 from firmware.engine.constants import START_FEN
-from firmware.features import drop, load
+from firmware.loader import call
 
 _MENU_MS = const(6000)  # flow._MENU_MS
 _LONG = const(2)  # io.buttons.LONG
@@ -33,8 +33,7 @@ def boot(self, saved, now_ms, start_fen=None):
     started = False
     j = self.journal
     if j is not None and j.files.exists(j.files.name("online.keep")):
-        saved = load("online_keep").restore_at_boot(self, saved, now_ms)  # the local game kept while online
-        drop("online_keep")
+        saved = call("firmware.features.online_keep", "restore_at_boot", self, saved, now_ms)  # the local game
     if saved is not None and saved.found:
         try:
             self.game.new(saved.start_fen if saved.start_fen != START_FEN else None)
@@ -45,14 +44,14 @@ def boot(self, saved, now_ms, start_fen=None):
             elif self.game.check_end():
                 # its last move ended it (mate, a full game record, ...) but the power went
                 # before the end was written: write it now, or the unit would play on
-                self._journal("record_end", self.game.result, self.game.reason)
+                self.to_journal("record_end", self.game.result, self.game.reason)
             started = True
             if not self.game.over and self.journal is not None and self.journal.files.exists(
                     self.journal.files.name("online.run")):
-                load("online").resume(self, now_ms)  # an online game: wait for the server
+                self.hold("online").resume(self, now_ms)  # an online game: wait for the server
             self.clock_restore = getattr(saved, "clock", None)
             if 0 < self.settings.trainer <= len(SETS):
-                self.trainer = load("trainer").Trainer()
+                self.trainer = self.hold("trainer").Trainer()
                 self.trainer.resume(self.settings.trainer - 1, self.settings.computer_side ^ 8, self.game.over)
         except ValueError:
             self.game.new()
@@ -62,8 +61,8 @@ def boot(self, saved, now_ms, start_fen=None):
     # A resumed game waits for the board to be checked; a fresh one too if the pieces
     # are not on their squares yet.
     self.paused = False
-    self._want_touch()
-    self._enter_play(now_ms)
+    self.want_touch()
+    self.enter_play(now_ms)
     want_eboard(self)  # a board switched on in the e-board mode is in it at once
     return not started
 
@@ -71,8 +70,8 @@ def boot(self, saved, now_ms, start_fen=None):
 def takeback(self, now_ms, physical=False):
     """Take back one move: by button (the LEDs then guide the pieces back) or because
     the sync saw the board reversed (`physical`: the board already shows it)."""
-    self._abort_search()
-    self._clear_overlays()
+    self.abort_search()
+    self.clear_overlays()
     self.ponder_move = 0
     self.mate_in = None
     self.menu = _ui.MENU_NONE
@@ -82,24 +81,24 @@ def takeback(self, now_ms, physical=False):
         self.sync.expect_move(0)
         if not physical:
             self.paused = True
-            self._enter_play(now_ms)
+            self.enter_play(now_ms)
             return
     if phase == PROMOTE:
         self.promo_move = 0
     pos = self.game.position
     if not pos.ply:
         self.ui.beep("error")
-        self._enter_play(now_ms, check_board=not physical)
+        self.enter_play(now_ms, check_board=not physical)
         return
     move = self.game.last_move()
     captured = pos.captured_at(pos.ply - 1)
     if self.game.over:
-        self._act("uncount")
+        self.act("uncount")
     if self.clock is not None:
         self.clock.undo(pos.stm ^ 8)
     self.game.pop()
     if phase != PROMOTE:
-        self._journal("record_undo")
+        self.to_journal("record_undo")
     if not physical:
         to = (move >> 7) & 127
         if move >> 17 == 2:
@@ -110,45 +109,45 @@ def takeback(self, now_ms, physical=False):
             self.reappear[cell >> 3] |= 1 << (cell & 7)
     self.paused = self.settings.computer_side != NOBODY
     self.ui.beep("confirm")
-    self._enter_play(now_ms, check_board=not physical)
+    self.enter_play(now_ms, check_board=not physical)
 
 
 def verify(self, now_ms):
-    self._abort_search()
-    self._clear_overlays()
+    self.abort_search()
+    self.clear_overlays()
     if self.phase in (SHOWING, OFFER):
         self.shown_move = 0
         self.sync.expect_move(0)
-    self._enter_play(now_ms, verify=True)
+    self.enter_play(now_ms, verify=True)
 
 
 def claim_draw(self, now_ms):
-    if self.phase not in (PLAYER, THINKING) or self._computer_to_move() and self.phase == THINKING:
+    if self.phase not in (PLAYER, THINKING) or self.computer_to_move() and self.phase == THINKING:
         self.ui.beep("error")
         return
     reason = self.game.claimable_draw()
     if reason == rules.ONGOING:
-        self._say("No draw to claim", now_ms)
+        self.say("No draw to claim", now_ms)
         self.ui.beep("error")
         return
     self.game.finish(RESULT_DRAW, reason)
-    self._game_over(now_ms)
+    self.game_over(now_ms)
 
 
 def toggle_two_player(self, now_ms):
     s = self.settings
     if s.computer_side == NOBODY:
         s.computer_side = self.saved_side
-        self._say("Computer: " + ("White" if s.computer_side == 0 else "Black"), now_ms)
+        self.say("Computer: " + ("White" if s.computer_side == 0 else "Black"), now_ms)
     else:
         self.saved_side = s.computer_side
         s.computer_side = NOBODY
-        self._say("Two players", now_ms)
-    self._journal("record_settings", s.to_bytes())
+        self.say("Two players", now_ms)
+    self.to_journal("record_settings", s.to_bytes())
     if self.phase in (PLAYER, THINKING):
-        self._abort_search()
+        self.abort_search()
         self.paused = False
-        self.phase = THINKING if self._computer_to_move() else PLAYER
+        self.phase = THINKING if self.computer_to_move() else PLAYER
     self.dirty = True
 
 
@@ -160,7 +159,7 @@ def menu_button(self, name, kind, now_ms):
     count = len(self.level_names)
     level_menu = self.menu == _ui.MENU_LEVEL
     if not level_menu and name in ("level", "takeback", "hint"):
-        load("options").button(self, name, kind)
+        self.hold("options").button(self, name, kind)
     elif level_menu and name == "level" and kind != _LONG:
         s.level = (s.level + 1) % count
     elif level_menu and name == "takeback":
@@ -183,7 +182,7 @@ def close_menu(self, now_ms):
         self.dirty = True
         if self.settings.eboard:
             self.settings.trainer = 0  # the host plays through the e-board, not the trainer
-        self._journal("record_settings", self.settings.to_bytes())
+        self.to_journal("record_settings", self.settings.to_bytes())
         # start or leave the trainer if its setting changed
         t = self.trainer
         want = self.settings.trainer
@@ -192,7 +191,7 @@ def close_menu(self, now_ms):
         elif not want and t is not None:
             self.trainer = None
             self.new_game(now_ms)
-        self._want_touch()
+        self.want_touch()
         want_eboard(self)
         self.tidy()
 
@@ -208,11 +207,11 @@ def want_eboard(self):
         self.eboard = None
         eb.leave()
     if kind:
-        self._abort_search()
+        self.abort_search()
         self.ponder_move = 0
-        self.eboard = load("eboard").EBoard(self, kind)
+        self.eboard = self.hold("eboard").EBoard(self, kind)
     if self.phase in (PLAYER, THINKING) and not self.game.over:
-        self.phase = THINKING if self._computer_to_move() and not self.paused else PLAYER
+        self.phase = THINKING if self.computer_to_move() and not self.paused else PLAYER
     self.dirty = True
     self.tidy()
 
@@ -226,12 +225,12 @@ def hint(self, now_ms):
         self.dirty = True
     else:
         self.hint_wanted = True
-        self._say("Thinking...", now_ms)
+        self.say("Thinking...", now_ms)
 
 
 def trainer_begin(self, now_ms, swap=False):
     if self.trainer is None:
-        self.trainer = load("trainer").Trainer()
+        self.trainer = self.hold("trainer").Trainer()
     self.trainer.start(self, now_ms, swap)
 
 
@@ -242,7 +241,7 @@ def leave_trainer(self, now_ms):
         self.tidy()
     if self.settings.trainer:
         self.settings.trainer = 0
-        self._journal("record_settings", self.settings.to_bytes())
+        self.to_journal("record_settings", self.settings.to_bytes())
 
 
 def init(self, game, sync, settings, occupancy, ui, journal, computer, log):
@@ -328,12 +327,12 @@ def on_button(self, name, kind, now_ms):
     if phase == OFFER and name in ("new", "move", "ok"):
         if name == "new":
             self.game.resign(self.settings.computer_side & 8)
-            self._journal("record_end", self.game.result, self.game.reason)
-            self._act("count_end")
+            self.to_journal("record_end", self.game.result, self.game.reason)
+            self.act("count_end")
             self.new_game(now_ms)
         else:
             self.resign_declined = True
-            self._show_computer_move(self.shown_move, now_ms)
+            self.show_computer_move(self.shown_move, now_ms)
         return
     if self.trainer is not None and (name == "mode" or name == "move" and (kind == _LONG or phase == PLAYER)):
         self.ui.beep("error")  # the trainer's sides are fixed
@@ -406,11 +405,11 @@ def move_button(self, now_ms):
     if phase == THINKING and self.searching == WORK_THINK:
         self.stop = STOP_USE
     elif phase == PLAYER and not self.game.over:
-        self._abort_search()
+        self.abort_search()
         self.settings.computer_side = self.game.position.stm
-        self._journal("record_settings", self.settings.to_bytes())
+        self.to_journal("record_settings", self.settings.to_bytes())
         self.paused = False
-        self._clear_overlays()
+        self.clear_overlays()
         self.phase = THINKING
         self.dirty = True
     else:

@@ -2,14 +2,16 @@
 computer for a board (build), show the hardware faults, first scan and resume from the
 journal (boot_app). Nothing here stays on the heap while the game runs.
 """
-from firmware.compat import const, forget, ticks_diff
+from firmware.compat import const, ticks_diff
 from firmware.compat import ticks_ms as _ticks_ms
 from firmware.app import GC_THRESHOLD_BYTES, App, StdinReader
 from firmware.engine.search import MOVE_STACK, Searcher
+from firmware.loader import borrow, call, drop_unused, release
 
 _MIN_POLL_NODES = const(1)  # app's
 _UNEXPLAINED_MS = const(3000)
 _DEFAULT_GAME_PLIES = const(600)  # game.DEFAULT_GAME_PLIES
+_BOOK = "firmware.engine.book"
 
 
 def _game_plies(cfg):
@@ -91,11 +93,8 @@ def boot_app(self, now_ms):
     """App.boot: the self-test if *hint* is held (features/selftest.py), first scan (taken as
     the settled board) and resume from the journal."""
     if held_at_power_on(self.buttons, SELFTEST_BUTTON):
-        from firmware import features
-
-        features.load("selftest").run(self.hw, self.ticks_ms, self.write)
-        features.drop("selftest")
-        forget("firmware.io.diagnostics")
+        call("firmware.features.selftest", "run", self.hw, self.ticks_ms, self.write)
+        drop_unused("firmware.io.diagnostics")  # selftest's import: it goes with it
         now_ms = self.ticks_ms()
     self.now = now_ms
     self.sensors.scan_into(self.raw)
@@ -206,17 +205,14 @@ def build(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     hw = board_module.make_hardware()
     cfg = hw.config
     from firmware.controller.journal import Journal
-    from firmware.engine.book import default_book_path, open_book_or_none
-
-    book_path = book_path or default_book_path()
-    book = open_book_or_none(book_path, print)  # checked once here; looked up on demand after
+    book_module = borrow(_BOOK)  # the Computer borrows it per lookup (computer.py)
+    book_path = book_path or book_module.default_book_path()
+    book = book_module.open_book_or_none(book_path, print)  # checked once here; looked up on demand after
+    book_module = None
+    release(_BOOK)
     if book is not None:
         book.close()
         book = book_path
-    import sys
-
-    del sys.modules["firmware.engine.book"]  # the Computer imports it per lookup, then drops it
-    del sys.modules["firmware.engine"].book
     journal = Journal(journal_path, plies=_game_plies(cfg) + 8)  # replayed into the game's room
     try:
         console = StdinReader()

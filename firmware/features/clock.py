@@ -287,15 +287,15 @@ class GameClock:
         side = self.flag(now_ms)
         if side >= 0 and not c.game.over:
             time_out(c.game, side)
-            c._game_over(now_ms)
+            c.game_over(now_ms)
 
     def button(self, c, now_ms):
         """The clock button: pause / restart."""
         self.run(-1, now_ms)
         self.paused = not self.paused
-        c._journal("record_clock", self.to_bytes(now_ms))
+        c.to_journal("record_clock", self.to_bytes(now_ms))
         c.clock_text = self.text(now_ms)
-        c._say("Clock paused" if self.paused else "Clock running", now_ms)
+        c.say("Clock paused" if self.paused else "Clock running", now_ms)
         c.ui.beep("click")
 
     def cap(self, limits, state, side):

@@ -19,6 +19,10 @@ answer "error: ..." and change nothing.
 
 features/feed.py: feed, lift, place, press, computer, lit, status, moves, mem, nodes.
 """
+from firmware.loader import borrow, call, release
+
+_CLOCK = "firmware.features.clock"
+
 _HELP = (
     "commands:",
     "  pgn            all saved games and the current one as PGN",
@@ -86,13 +90,13 @@ def _fen(app, args, now_ms):
 
 def _settings(app, args, now_ms):
     from firmware.controller.settings import OPTION_NAMES
-    from firmware.features.clock import preset_name
 
     _no_args(args)
     s = app.controller.settings
     side = ("computer White", "computer Black", "two players")[s.computer_side >> 3]
     opts = ", ".join("%s %s" % (OPTION_NAMES[i], "on" if s.option(i) else "off") for i in range(len(OPTION_NAMES)))
-    app.write("level %d, %s, %s, clock %s, trainer %d" % (s.level + 1, side, opts, preset_name(s.clock), s.trainer))
+    app.write("level %d, %s, %s, clock %s, trainer %d" % (s.level + 1, side, opts, call(_CLOCK, "preset_name", s.clock),
+                                                                     s.trainer))
 
 
 def _stats(app, args, now_ms):
@@ -115,11 +119,14 @@ def _clock(app, args, now_ms):
 
 
 def _pgn(app, args, now_ms):
-    from firmware.features.pgn import texts
-
     _no_args(args)
-    for text in texts(app):
-        app.write(text)
+    pgn = borrow("firmware.features.pgn")
+    try:
+        for text in pgn.texts(app):
+            app.write(text)
+    finally:
+        pgn = None
+        release("firmware.features.pgn")
 
 
 def _new(app, args, now_ms):
@@ -142,16 +149,15 @@ def _level(app, args, now_ms):
     if not 1 <= n <= len(c.level_names):
         raise ConsoleError("usage: " + usage)
     c.settings.level = n - 1
-    c._journal("record_settings", c.settings.to_bytes())
+    c.to_journal("record_settings", c.settings.to_bytes())
     c.dirty = True
     app.write("level %d: %s" % (n, c.level_name(n - 1)))
 
 
 def _online(app, args, now_ms):
-    """online ...: the online-play protocol (features/online.py, loaded for it)."""
-    from firmware.features import load
-
-    load("online").command(app, args, now_ms)
+    """online ...: the online-play protocol (features/online.py, held by the controller while
+    an online game runs)."""
+    app.controller.hold("online").command(app, args, now_ms)
 
 
 _COMMANDS = {

@@ -32,7 +32,7 @@ pieces where they stand as soon as they stand there. The board's own engine does
 from firmware.compat import const
 from firmware.controller.board_sync import occupancy_of, same
 from firmware.engine.constants import from_sq64
-from firmware.features import load
+from firmware.loader import borrow, release
 
 DGT = const(1)
 MILLENNIUM = const(2)
@@ -41,6 +41,8 @@ _LIFT = const(0)
 _HAND = const(32)
 _VERIFY = const(5)  # ui.VERIFY
 _PLAYER = const(0)  # ui.PLAYER
+_PROTOCOLS = ("", "firmware.features.eboard_dgt", "firmware.features.eboard_millennium")  # by kind
+_USB = "firmware.features.eboard_usb"
 
 
 def _quiet(*args):
@@ -57,6 +59,7 @@ class EBoard:
         self.lit_blink = bytearray(8)
         self.rx = bytearray(32)
         self.link = None
+        self._usb = False  # the link is the board's USB serial (eboard_usb, borrowed)
         self._app = None
         self._write = None
         self._log = None
@@ -65,7 +68,8 @@ class EBoard:
         self._lo = -1
         self._hi = -1
         self._occ = bytearray(8)
-        self.proto = (load("eboard_dgt").Dgt if kind == DGT else load("eboard_millennium").Millennium)(self)
+        module = borrow(_PROTOCOLS[kind])  # released by leave()
+        self.proto = (module.Dgt if kind == DGT else module.Millennium)(self)
         self.resync(c, False)
 
     # ---- what the codecs ask -------------------------------------------------------------------
@@ -171,7 +175,8 @@ class EBoard:
     def _claim(self, app):
         link = getattr(app, "link", None)
         if link is None:
-            link = load("eboard_usb").UsbLink()
+            link = borrow(_USB).UsbLink()  # released by leave()
+            self._usb = True
         self.link = link
         self._app = app
         if link.console:  # the serial line is the console's too: silence it while the mode runs
@@ -183,12 +188,17 @@ class EBoard:
         return link
 
     def leave(self):
-        """Give the serial link back (the controller drops this object after)."""
+        """Give the serial link back and release the protocol's modules (the controller drops
+        this object after)."""
+        release(_PROTOCOLS[self.kind])
         link = self.link
         if link is None:
             return
         self.link = None
         link.release()
+        if self._usb:
+            self._usb = False
+            release(_USB)
         if self._write is not None:
             self._app.write = self._write
             self._app.controller.log = self._log

@@ -1,4 +1,4 @@
-"""The end of a game and the statistics (controller/flow.py, Controller._act: loaded for the
+"""The end of a game and the statistics (controller/flow.py, Controller.act: loaded for the
 call and released after): the game's end shown and counted, a counted end taken back, and
 the calls of features/stats.py. Its own module, not one of features/actions.py's, so that
 the end of a game, when the heap holds the most, loads ~1 KB of code here besides the
@@ -8,7 +8,9 @@ from firmware.compat import const
 from firmware.controller import ui as _ui
 from firmware.controller.game import RESULT_DRAW
 from firmware.controller.settings import NOBODY, SETS
-from firmware.features import load
+from firmware.loader import borrow, release
+
+_STATS = "firmware.features.stats"  # loaded for each call of stats_call
 
 _T_RUN = const(2)  # features.trainer states
 _T_DONE = const(3)
@@ -18,13 +20,13 @@ _LOSS = const(2)
 
 
 def game_over(self, now_ms):
-    self._journal("record_end", self.game.result, self.game.reason)
+    self.to_journal("record_end", self.game.result, self.game.reason)
     count_end(self)
-    self._abort_search()
+    self.abort_search()
     self.pv_text = ""
     self.phase = _ui.OVER
     self.ponder_move = 0
-    self._clear_overlays()
+    self.clear_overlays()
     self.ui.beep("game_over")
 
 
@@ -35,8 +37,9 @@ def stats_call(self, name, *args):
     j = self.journal
     if j is None or not self.stats_ok:
         return None
+    stats = borrow(_STATS)
     try:
-        st = load("stats").Stats(j.path, j.open_fn, j.fs, len(self.level_names), len(SETS))
+        st = stats.Stats(j.path, j.open_fn, j.fs, len(self.level_names), len(SETS))
         st.load()
         return getattr(st, name)(*args)
     except OSError as exc:
@@ -44,7 +47,8 @@ def stats_call(self, name, *args):
         if self.log:
             self.log("statistics disabled: %s" % (exc,))
     finally:
-        self.tidy()
+        st = stats = None
+        release(_STATS)
 
 
 def count_end(self):

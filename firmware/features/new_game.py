@@ -13,18 +13,18 @@ def new_game(self, now_ms, start_fen=None, swap_sides=False):
     self.game.new(start_fen)
     if swap_sides and self.settings.computer_side != NOBODY:
         self.settings.computer_side ^= 8
-    self._journal("start_game", self.settings.to_bytes(), start_fen)
+    self.to_journal("start_game", self.settings.to_bytes(), start_fen)
     fresh_play(self)
     self.menu = _ui.MENU_NONE
     self.clock_key = -1  # restart the clocks
     self.ui.beep("confirm")
-    self._enter_play(now_ms)
+    self.enter_play(now_ms)
 
 
 def fresh_play(self):
     """The play state of a game that starts or comes back (also features/online_keep.py's
     restore): no search, no pause, no score or offer, nothing counted, nothing lit."""
-    self._abort_search()
+    self.abort_search()
     self.paused = False
     self.ponder_move = 0
     self.score_cp = None
@@ -35,4 +35,4 @@ def fresh_play(self):
     self.pv_text = ""
     for i in range(8):
         self.reappear[i] = 0
-    self._clear_overlays()
+    self.clear_overlays()

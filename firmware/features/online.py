@@ -43,7 +43,7 @@ Lines the board prints by itself (the bridge acts on them):
 
 While online (controller.online is an Online): the opponent's side is the computer's
 (settings.computer_side), so the engine does no search for it (flow.engine_work) and its
-moves are shown like the computer's (flow._show_computer_move); the buttons above replace
+moves are shown like the computer's (flow.show_computer_move); the buttons above replace
 the usual ones (actions.on_button asks `Online.button` first: no hints, no level menu, no
 two-player toggle); a move made with the opponent's pieces is taken back (the LEDs guide it);
 a game that ends is not counted in the statistics against the computer (actions.count_end);
@@ -69,7 +69,7 @@ from firmware.compat import const, ticks_diff
 from firmware.controller import ui as _ui
 from firmware.engine.notation import uci
 from firmware.engine.uci_parse import parse_uci
-from firmware.features import drop, load
+from firmware.loader import borrow, call, drop_unused, release, users
 
 _NOBODY = const(16)  # settings.NOBODY
 _LONG = const(2)  # io.buttons.LONG
@@ -88,16 +88,35 @@ class OnlineError(ValueError):
     """An online console line that cannot be carried out (the answer names why)."""
 
 
+_NET = "firmware.features.online_net"  # the board's own client (Wi-Fi boards)
+
+
+def _with_net(c, function, *args):
+    """Call online_net's `function`. The module stays borrowed while the board's own client
+    runs (c.online.net; Online.leave releases it), else it goes again with what it imported."""
+    module = borrow(_NET)
+    try:
+        return getattr(module, function)(*args)
+    finally:
+        module = None
+        o = c.online
+        if o is not None and o.net is not None and not o.net_held:
+            o.net_held = True  # this borrow is the running client's
+        else:
+            release(_NET)
+            _net_gone()
+
+
+def _net_gone():
+    """online_net's own imports go with it (nothing else imports them)."""
+    if not users(_NET):
+        drop_unused("firmware.features.online_http")
+        drop_unused("firmware.features.online_state")
+
+
 def command(app, args, now_ms):
     """Carry out `online <args...>` (args: the words after `online`) and print the answer."""
-    try:
-        app.write(run(app, args, now_ms))
-    finally:
-        o = app.controller.online
-        if o is None or o.net is None:  # the board's own client is not (or no longer) running
-            drop("online_net")
-            drop("online_http")
-            drop("online_state")
+    app.write(run(app, args, now_ms))
 
 
 def run(app, args, now_ms):
@@ -109,7 +128,7 @@ def run(app, args, now_ms):
     if o is not None:
         o.write = app.write  # a game resumed at boot had no App yet
     if word in _NET_WORDS:
-        return load("online_net").command(app, word, args[1:], now_ms)
+        return _with_net(c, "command", app, word, args[1:], now_ms)
     if word == "start":
         return _start(app, c, args[1:], now_ms)
     if word == "status":
@@ -140,7 +159,7 @@ def run(app, args, now_ms):
             c.message = ""  # the offer is the news: the line shows it now
         c.dirty = True
     elif word == "say":
-        c._say(" ".join(args[1:]), now_ms)
+        c.say(" ".join(args[1:]), now_ms)
     elif word == "end":
         if len(args) != 3:
             raise OnlineError("usage: online end <result> <status>")
@@ -172,8 +191,7 @@ def _start(app, c, args, now_ms):
         o.leave(c, now_ms, False)
     local = o is None or o.game_id is None  # the local game is on the board (the client was waiting)
     if local:
-        kept = load("online_keep").keep(c, now_ms)
-        drop("online_keep")
+        kept = call("firmware.features.online_keep", "keep", c, now_ms)
     c.leave_trainer(now_ms)
     o = Online(c, app.write, side, args[1])
     o.net = net
@@ -209,7 +227,7 @@ def resume(c, now_ms):
         pass
     c.online = o
     o.ply = c.game.ply
-    c._say("Online: reconnect", now_ms)
+    c.say("Online: reconnect", now_ms)
 
 
 def _quiet(text):
@@ -244,6 +262,7 @@ class Online:
         self.side = side  # the player's colour: 0 White, 8 Black
         self.game_id = game_id  # None: waiting for a game of the network client (the lobby)
         self.net = None  # features.online_net.NetClient when the board plays over its own network
+        self.net_held = False  # online_net is borrowed for self.net (_with_net)
         self.saved_side = c.settings.computer_side  # restored on leaving
         self.ply = 0  # the game's plies as last seen (a drop: a move taken back by hand)
         self.undo = False  # the player moved the opponent's piece: take it back next pass
@@ -319,9 +338,9 @@ class Online:
         if self.undo:
             self.undo = False
             game.pop()
-            c._journal("record_undo")
-            c._enter_play(now_ms)  # the LEDs guide the piece back
-            c._say("Opponent's move", now_ms)
+            c.to_journal("record_undo")
+            c.enter_play(now_ms)  # the LEDs guide the piece back
+            c.say("Opponent's move", now_ms)
             self.ply = game.ply
         if game.ply < self.ply:
             self.ply = game.ply
@@ -336,10 +355,10 @@ class Online:
         itself (online.cfg has the server and the token) and the game's stream brings the
         server's state."""
         try:
-            load("online_net").resume(_Host(c, self), self.game_id, now_ms)
+            _with_net(c, "resume", _Host(c, self), self.game_id, now_ms)
         except ValueError as exc:  # no token any more, no CA for https, ...
             self.write("online net: %s" % (exc,))
-            c._say("Online: net failed", now_ms)
+            c.say("Online: net failed", now_ms)
 
     def button(self, c, name, kind, now_ms):
         """actions.on_button asks this first: True when the press had its online meaning."""
@@ -347,7 +366,7 @@ class Online:
             if name != "new":
                 return False
             self.leave(c, now_ms, False)
-            c._say("Online: left", now_ms)
+            c.say("Online: left", now_ms)
             return True
         over = c.game.over
         if name == "new" and over:
@@ -365,14 +384,14 @@ class Online:
                 word = "resign" if kind == _LONG else ("decline" if self.offer else None)
         if word is None:
             c.ui.beep("error")
-            c._say("new long: resign", now_ms)
+            c.say("new long: resign", now_ms)
             return True
         if word == "decline" or (word == "draw" and self.offer == _OFFER_DRAW) or (
                 word == "takeback" and self.offer == _OFFER_BACK):
             self.offer = 0
         self.out("online %s %d" % (word, c.game.ply) if word == "takeback" else "online " + word)
         c.ui.beep("click")
-        c._say({"draw": "Draw sent", "takeback": "Take back sent", "decline": "Declined",
+        c.say({"draw": "Draw sent", "takeback": "Take back sent", "decline": "Declined",
                 "resign": "Resigning"}[word], now_ms)
         return True
 
@@ -428,7 +447,7 @@ class Online:
         if game.ply > i and (final or k < n):
             while game.ply > i:
                 game.pop()
-                c._journal("record_undo")
+                c.to_journal("record_undo")
             changed = True
         if shown:
             c.shown_move = 0
@@ -439,23 +458,23 @@ class Online:
         if (final and n - k == 1 and not changed and not game.over and pos.stm != self.side
                 and c.phase in (_ui.THINKING, _ui.PLAYER, _ui.SHOWING)):
             move = _parse(pos, words[k])
-            c._clear_overlays()
-            c._show_computer_move(move, now_ms)  # lit; made on the board, it is recorded
+            c.clear_overlays()
+            c.show_computer_move(move, now_ms)  # lit; made on the board, it is recorded
             self.ply = game.ply
             return
         while k < n:
             move = _parse(pos, words[k])
             game.push(move)
-            c._journal("record_move", move)
+            c.to_journal("record_move", move)
             k += 1
             changed = True
         self.ply = game.ply
         if changed or shown:
-            c._clear_overlays()
+            c.clear_overlays()
             if game.check_end():
-                c._game_over(now_ms)
+                c.game_over(now_ms)
             else:
-                c._enter_play(now_ms)  # VERIFY: the LEDs guide the board to the server's position
+                c.enter_play(now_ms)  # VERIFY: the LEDs guide the board to the server's position
 
     def set_clock(self, c, wtime, btime, running, now_ms):
         self.wtime = wtime
@@ -472,7 +491,7 @@ class Online:
         self.offer = 0
         self.unmark(c)
         if result == "*":  # aborted: the game is dropped (the kept local game comes back)
-            c._say("Aborted: your game" if self.leave(c, now_ms) else "Game aborted", now_ms)
+            c.say("Aborted: your game" if self.leave(c, now_ms) else "Game aborted", now_ms)
             return
         game = c.game
         shown = c.shown_move if c.phase == _ui.SHOWING else 0
@@ -480,7 +499,7 @@ class Online:
             c.shown_move = 0
             c.sync.expect_move(0)
             game.push(shown)
-            c._journal("record_move", shown)
+            c.to_journal("record_move", shown)
             self.ply = game.ply
             game.check_end()
         if not game.over or shown:
@@ -490,10 +509,10 @@ class Online:
                     if _STATUS_WORDS[i] == status:
                         reason = _STATUS_REASONS[i]
                 game.finish(result, reason)
-            c._game_over(now_ms)
+            c.game_over(now_ms)
             if shown:
-                c._enter_play(now_ms)  # VERIFY until the last move is on the board, then OVER
-        c._say("%s %s" % (result, status)[:21], now_ms)
+                c.enter_play(now_ms)  # VERIFY until the last move is on the board, then OVER
+        c.say("%s %s" % (result, status)[:21], now_ms)
 
     def leave(self, c, now_ms, new_game=True):
         """Normal play again: the computer's side as before; the network client (if any)
@@ -506,23 +525,21 @@ class Online:
         if self.net is not None:
             self.net.close()
             self.net = None
-            drop("online_net")
-            drop("online_http")
-            drop("online_state")
+            if self.net_held:
+                self.net_held = False
+                release(_NET)
+                _net_gone()
         self.unmark(c)
         c.clock_key = -1  # the options' clock again (off while online: poll)
         c.dirty = True
         if new_game and self.kept is not None:
-            try:
-                load("online_keep").restore(c, self.kept, now_ms)
-            finally:
-                drop("online_keep")
+            call("firmware.features.online_keep", "restore", c, self.kept, now_ms)
             return True
         if new_game and not c.game.over and self.game_id is not None:
             c.new_game(now_ms)
         else:
-            c._journal("record_settings", s.to_bytes())
-            c._enter_play(now_ms)
+            c.to_journal("record_settings", s.to_bytes())
+            c.enter_play(now_ms)
         return False
 
 

@@ -22,7 +22,7 @@ from firmware.controller.journal import GAME_FILE
 from firmware.engine.constants import START_FEN
 from firmware.engine.notation import uci
 from firmware.engine.uci_parse import parse_uci
-from firmware.features import drop, load
+from firmware.loader import borrow, call, release
 
 KEEP_FILE = "online.keep"
 RUN_FILE = "online.run"  # features/online.py's
@@ -53,7 +53,7 @@ def restore_at_boot(c, saved, now_ms):
         if c.log:
             c.log("online: the kept game cannot come back: %s" % (exc,))
         return saved
-    c._say("Back to your game", now_ms)
+    c.say("Back to your game", now_ms)
     return saved
 
 
@@ -110,7 +110,7 @@ def _journal_back(c, text, game):
         if saved.settings != settings:
             j.record_settings(settings)
     else:
-        rare = load("journal_rare")
+        rare = borrow("firmware.features.journal_rare")
         if saved.found and saved.moves:
             rare.archive(j, saved)
         state = rare.SavedGame()
@@ -123,7 +123,7 @@ def _journal_back(c, text, game):
             state.moves.append(game.move_at(i))
         data = rare.game_bytes(j, state)
         rare = None
-        drop("journal_rare")
+        release("firmware.features.journal_rare")
         files.rewrite(files.name(GAME_FILE), data)
         j._state = state  # the mirror of game.jnl, as load() would make it (no replay)
         j.game_id = state.game_id
@@ -146,14 +146,11 @@ def restore(c, text, now_ms):
         c.journal_ok = False
         if c.log:
             c.log("journal disabled: %s" % (exc,))
-    try:
-        load("new_game").fresh_play(c)
-    finally:
-        drop("new_game")
-    c._want_touch()
+    call("firmware.features.new_game", "fresh_play", c)
+    c.want_touch()
     c.ui.beep("confirm")
-    c._enter_play(now_ms)  # VERIFY: the LEDs guide the pieces to the kept game's position
-    c._say("Back to your game", now_ms)
+    c.enter_play(now_ms)  # VERIFY: the LEDs guide the pieces to the kept game's position
+    c.say("Back to your game", now_ms)
 
 
 def _hex(data):

@@ -32,7 +32,6 @@ the journal, the sensor log or a PGN (those never see it).
 import json
 
 from firmware.compat import const, ticks_add, ticks_diff
-from firmware.features import load
 from firmware.features.online_http import Conn
 from firmware.features.online_state import OnlineGame
 
@@ -96,8 +95,8 @@ def _net(app, files, args, now_ms):
     cfg = _load(files)
     if not cfg.get("token"):
         raise NetError("no token: online token <token | file> first (docs/online.md)")
-    online = load("online")
     c = app.controller
+    online = c.hold("online")
     o = c.online
     if o is not None and o.net is not None:
         raise NetError("the board's client runs already (online stop first)")
@@ -244,7 +243,7 @@ class NetClient(OnlineGame):
         self.app.write("online net: " + text)
 
     def _say(self, text):
-        self.c._say(text, self.now)
+        self.c.say(text, self.now)
 
     def _fatal(self, text, say):
         """Stop the client: a game waits for `online net game <id>`, no game: online play ends."""
@@ -459,7 +458,7 @@ class NetClient(OnlineGame):
     def to_board(self, words):
         """A line for features/online.py, carried out at once (as the bridge's console lines)."""
         try:
-            load("online").run(self.app, words, self.now)
+            self.app.controller.hold("online").run(self.app, words, self.now)
         except ValueError as exc:
             self._log("board: %s" % (exc,))
 

@@ -13,6 +13,9 @@ value_cell(i) on rank 2 (the option's own square when on, square n for value n).
 from firmware.compat import const
 from firmware.controller.settings import OPTION_NAMES, SETS
 from firmware.io.leds import INFO, ON
+from firmware.loader import borrow, call, release
+
+_CLOCK = "firmware.features.clock"  # its presets, borrowed for a look
 
 ITEM_CLOCK = const(7)  # == len(OPTION_NAMES)
 ITEM_TRAINER = const(8)
@@ -59,9 +62,11 @@ def button(c, name, kind):
         if c.menu_index == ITEM_STATS:
             c.stats_page += 1
         else:
-            from firmware.features.clock import PRESETS
-
-            change(c.settings, c.menu_index, len(PRESETS), len(SETS))
+            clock = borrow(_CLOCK)
+            presets = len(clock.PRESETS)
+            clock = None
+            release(_CLOCK)
+            change(c.settings, c.menu_index, presets, len(SETS))
         c.ui.sound = c.settings.sound
         return
     step = 1 if name == "level" and kind != 2 else MENU_ITEMS - 1  # LONG or takeback: back
@@ -82,9 +87,7 @@ def text(c):
     if i < ITEM_CLOCK:
         value = "on" if s.option(i) else "off"
     elif i == ITEM_CLOCK:
-        from firmware.features.clock import preset_name
-
-        value = preset_name(s.clock)
+        value = call(_CLOCK, "preset_name", s.clock)
     elif i == ITEM_TRAINER:
         value = SETS[s.trainer - 1] if 0 < s.trainer <= len(SETS) else "off"
     elif i == ITEM_EBOARD:

@@ -26,6 +26,7 @@ from array import array
 from firmware.compat import const
 from firmware.controller.journal import crc16
 from firmware.controller.flashfile import FlashFiles
+from firmware.loader import call
 
 WIN = const(0)
 DRAW = const(1)
@@ -193,8 +194,6 @@ class Stats:
             name = set_names[s] if s < len(set_names) else str(s + 1)
             line = "%s %d/%d" % (name, ok, tries)
             if ok:
-                from firmware.features.clock import format_ms
-
-                line += " %dmv %s" % (moves, format_ms(ms))
+                line += " %dmv %s" % (moves, call("firmware.features.clock", "format_ms", ms))
             out.append(line[:21])
         return out

@@ -59,7 +59,7 @@ class TouchMove:
 
     # ---- the controller's hooks -------------------------------------------------------------
     def said(self, c, now_ms):
-        c._say("Touch move: " + square_name(from_sq64(self.cell)), now_ms)
+        c.say("Touch move: " + square_name(from_sq64(self.cell)), now_ms)
         c.ui.beep("error")
 
     def refuses(self, c, move, now_ms):
@@ -77,6 +77,6 @@ class TouchMove:
                 fill.append(cell)  # emptied by the refused move: the piece goes back
             else:
                 clear.append(cell)
-        c._show_errors(clear, fill)
+        c.show_errors(clear, fill)
         self.said(c, now_ms)
         return True

@@ -369,7 +369,7 @@ class Trainer:
             wrong = self.wrong_count
             if self.setup_update(c.occupancy, now_ms):
                 c.ui.beep("confirm")
-                c._enter_play(now_ms)
+                c.enter_play(now_ms)
             elif self.step != step or self.wrong_count != wrong:
                 if self.step > step:
                     c.ui.beep("click")

@@ -211,7 +211,7 @@ class Mcp23017Sensors:
 
 def _why(exc):
     """A short reason from an OSError: its errno name where known ('ENODEV', 'ETIMEDOUT')."""
-    code = exc.args[0] if exc.args else None
+    code = exc.args[0] if exc.args else -1
     return {19: "ENODEV", 5: "EIO", 110: "ETIMEDOUT", 116: "ETIMEDOUT"}.get(code, "error %s" % (code,))
 
 
