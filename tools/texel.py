@@ -1,5 +1,5 @@
 """Texel-style tuning of the evaluation's numbers (pesto.py and tunables.py) on labelled
-quiet positions (issue 14). Host-side only: needs python-chess, Stockfish and numpy
+quiet positions. Host-side only: needs python-chess, Stockfish and numpy
 (`pip install -e .[tune]`); nothing here is imported by the firmware.
 
 Recipe (each step reads the previous step's file; all files go to build/texel/, not to git):
@@ -10,12 +10,12 @@ Recipe (each step reads the previous step's file; all files go to build/texel/, 
     python tools/texel.py fit        # -> build/texel/fit.json        (~15 s)
     python tools/texel.py write      # fit.json -> pesto.py, tunables.py
 
-`fit --only NAMES` fits just those scalars, everything else kept (session 18 fitted the
-mobility weights so, after mobility stopped counting squares enemy pawns attack:
+`fit --only NAMES` fits just those scalars, everything else kept (the mobility weights,
+which count only squares no enemy pawn attacks, are fitted so:
 `--only KNIGHT_MOBILITY,BISHOP_MOBILITY,ROOK_MOBILITY_MG,ROOK_MOBILITY_EG`, 2,500 games,
-seed 1, on the tree of that change).
+seed 1).
 
-The defaults are the run that made the numbers in the firmware (issue 14, 2026-11-23:
+The defaults are the run that made the numbers in the firmware (2026-11-23:
 2,500 games, seed 1, Stockfish 15.1). `write` edits the files in place, so a second run
 starts from the numbers of the first: to reproduce that run, check out the tables before it
 (the commit before "Texel tune") first. Then prove the change with bench/selfplay.py at fixed
@@ -37,7 +37,7 @@ nodes before committing it (docs/engine.md, "Tuning the evaluation").
    `--play-nodes` nodes a move; Stockfish still labels): positions of the kind our own games
    reach, e.g. `gen --player ours --play-nodes 1000 --games 700 --seed 2` (about 13 minutes).
    `gen-fast` is the bulk recipe for fitting the 768 piece-square entries, which 32,000
-   positions could not (their refits lost in self-play, sessions 7 and 13): Stockfish plays
+   positions could not (their refits lost in self-play: docs/engine.md): Stockfish plays
    the games at `--play-nodes` (5,000) nodes a move, and the win/draw/loss estimate of the
    search that chose each move labels the position it was asked about, so no second search
    runs; every quiet position from ply 12 on is kept (the tests above). One process a core,

@@ -9,16 +9,15 @@ safety, ...) were measured against those tables with bench/bratko_kopec.py and s
 and kept small so they do not count twice what the tables already know (PeSTO's endgame
 pawn table already pays for advanced pawns).
 
-Session 38 set 24 of the numbers by SPSA on self-play at 1,000 nodes (tools/spsa.py, its
-PLAN: material, the search's margins, the tempo, two threats, the king's open files, the
-passed pawns' endgame table and the king-attack table scaled); +15 Elo (+5 .. +27) over 3,030
-games against the numbers before (docs/benchmarks.md, session 38). Session 43 ran that plan
-again with the piece-square tables' scales (tools/spsa_plans/run3.txt): +13 Elo (+2 .. +24)
-over 3,030 games. Session 44's run 4 tuned the search's shape (tools/spsa_plans/run4.txt: where
-the reductions step up, the null move's least depth, the late-move pruning counts, the
-margins); alone it read +5, not proven, and landed in session 45 together with two other near
-misses (the threats' order among themselves, the queen's attack units): +13 Elo (+1 .. +24)
-over 3,030 games.
+SPSA on self-play at 1,000 nodes (tools/spsa.py) set many of the numbers: its built-in PLAN
+(material, the search's margins, the tempo, two threats, the king's open files, the passed
+pawns' endgame table and the king-attack table scaled; +15 Elo (+5 .. +27) over 3,030 games
+against the numbers it started from), that plan again with the piece-square tables' scales
+(tools/spsa_plans/run3.txt: +13 Elo (+2 .. +24) over 3,030 games), and the search's shape
+(tools/spsa_plans/run4.txt: where the reductions step up, the null move's least depth, the
+late-move pruning counts, the margins), +5 alone and not proven, kept together with two other
+near misses (the threats' order among themselves, the queen's attack units): +13 Elo
+(+1 .. +24) over 3,030 games. The results: docs/engine.md, "Tuning on self-play".
 """
 from firmware.compat import const
 
@@ -53,19 +52,19 @@ THREAT_MINOR_EG = const(45)
 THREAT_ROOK_MG = const(45)
 THREAT_ROOK_EG = const(35)
 # A knight or bishop that no pawn of its side guards, attacked by an enemy knight or bishop
-# (WEAK_BY_MINOR) or rook (WEAK_BY_ROOK), per attacked piece (+25 Elo in self-play, session 28).
+# (WEAK_BY_MINOR) or rook (WEAK_BY_ROOK), per attacked piece (+25 Elo in self-play at 1,000 nodes: docs/engine.md).
 WEAK_BY_MINOR_MG = const(35)
 WEAK_BY_MINOR_EG = const(20)
 WEAK_BY_ROOK_MG = const(25)
 WEAK_BY_ROOK_EG = const(25)
 # A king next to an enemy piece or pawn that no enemy pawn guards and the enemy king does not
 # stand next to: the king can take it (Stockfish's ThreatByKing; once per king, +24 Elo in
-# self-play, session 29).
+# self-play at 1,000 nodes: docs/engine.md).
 KING_THREAT_MG = const(10)
 KING_THREAT_EG = const(60)
 PASSED_BLOCKED_DIV = const(2)  # passer blocked by any piece: bonus divided by this
 # x (enemy king distance - own king distance) to the stop square, by rank
-PASSED_KING_DIST = (0, 0, 2, 4, 8, 12, 16, 0)  # twice the weights before session 31 (+18 Elo)
+PASSED_KING_DIST = (0, 0, 2, 4, 8, 12, 16, 0)  # +18 Elo against half these (docs/engine.md)
 UNSTOPPABLE = const(600)  # pawn race won by the square rule when the enemy has only pawns
 ROOK_OPEN_MG = const(34)
 ROOK_OPEN_EG = const(1)
@@ -74,7 +73,7 @@ ROOK_HALF_OPEN_EG = const(4)
 ROOK_SEVENTH_MG = const(13)
 ROOK_SEVENTH_EG = const(14)
 # Mobility: per square a piece reaches that holds no own piece and that no enemy pawn attacks,
-# beyond MOBILITY_BASE_x (fitted on session 18's data with tools/texel.py fit --only).
+# beyond MOBILITY_BASE_x (fitted with tools/texel.py fit --only: docs/engine.md).
 BISHOP_MOBILITY = const(3)  # mg and eg
 MOBILITY_BASE_B = const(6)
 ROOK_MOBILITY_MG = const(1)
@@ -87,7 +86,7 @@ KING_OPEN_FILE = const(17)  # per file at the king with no own pawn (half-open f
 # The king's attackers give attack units by kind: enemy pieces near it (Chebyshev distance <= 2)
 # and enemy knights, bishops and rooks reaching a square next to it; the penalty grows with
 # their square, so a lone attacker costs little and a swarm costs much.
-KING_ATTACK_UNITS = (0, 0, 2, 2, 3, 3, 0)  # the queen 3 since session 45 (was 5)
+KING_ATTACK_UNITS = (0, 0, 2, 2, 3, 3, 0)  # the queen 3 (self-play: docs/engine.md)
 KING_ATTACK_PENALTY = (0, 0, 5, 7, 14, 24, 39, 59, 76, 98, 124, 151, 180, 211, 241, 272, 301)
 # Drawish material: a side without pawns that is not at least a rook ahead scales its
 # advantage down by this divisor (KBK, KNK, KRKB, KRKN, ...).
