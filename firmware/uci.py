@@ -68,8 +68,8 @@ _SEARCHER_FIXED = const(10240)
 _SLOT_COST = const(10)
 # Heap the default table always leaves free besides the Searcher: a GUI's `position` lines
 # of a long game, the new Position next to the old one, the search's info lines and its
-# heap frames (24 KB until session 45: the deeper search of that session's landing ran a
-# rated level out of memory on a 128 KB heap, tests/test_uci_strength.py).
+# heap frames (with 24 KB the search of a rated level runs out of memory on a 128 KB heap:
+# tests/test_uci_strength.py).
 _HEADROOM = const(32768)
 _MIN_DEFAULT_ENTRIES = const(256)
 # Heap kept in one block while the search modules load on a small heap (see _import_search).

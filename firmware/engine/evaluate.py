@@ -405,7 +405,7 @@ def _terms(position, known: int) -> int:
     # King safety (middlegame only: the taper fades it out as pieces come off): each file at
     # the king (on its first three ranks) without an own pawn; and the attack units of enemy
     # pieces near it (halved without the enemy queen). A shield term (an own pawn one or two
-    # ranks ahead) was fitted to 0 by tools/texel.py and dropped in session 31 (108 bytes).
+    # ranks ahead) fits to 0 with tools/texel.py, so there is none (docs/engine.md).
     if phase > 6:
         colour = 0
         while colour < 16:

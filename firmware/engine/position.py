@@ -625,7 +625,7 @@ class Position:
     @micropython.viper
     def unmake(self):
         """Take back the last made move (or null move) exactly. Viper, as play is: as bytecode
-        a take-back cost about as much as the move (docs/benchmarks.md, session 13)."""
+        a take-back costs about as much as the move (bench/pico_profile.py times both)."""
         ply = int(self.ply) - 1
         self.ply = ply
         move = int(ptr32(self.hist_move)[ply])
