@@ -209,7 +209,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):  # pyright
                 # A knight, bishop, rook or queen moved where an enemy pawn takes it goes down
                 # the order by half its value, one moved out of an enemy pawn's reach up by as
                 # much: the threats a 1,000-node search's history has not seen yet (+12 Elo,
-                # docs/benchmarks.md, session 20). The enemy pawns that would attack a square
+                # docs/engine.md). The enemy pawns that would attack a square
                 # stand on it + d and + d + 2: d = 15 for a white mover, -17 for a black one.
                 kind = piece & 7
                 if kind > 1 and kind < 6:
@@ -224,14 +224,14 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):  # pyright
                 quiet = ((hist[to] + 0x8000) & 0xFFFF) + gain
                 ms[k] = quiet
                 # A quiet move that makes a threat is ordered just below the countermove (among
-                # the threats by its quiet score: session 42's OT, landed in session 45 with S4 and QU), so the
+                # the threats by its quiet score: docs/engine.md), so the
                 # pruning and the reductions spare it: a pawn that then attacks a knight,
                 # bishop, rook, queen or the king, a knight that then attacks a rook, queen or
                 # the king (the quiet refutations a 1,000-node search pruned or reduced away;
-                # +11 Elo, docs/benchmarks.md, session 40); a bishop that then attacks a rook,
+                # +11 Elo, docs/engine.md); a bishop that then attacks a rook,
                 # queen or the king, a rook a queen or the king, along a line that the square
                 # the piece leaves still blocks (what lies beyond it there, it attacked
-                # already; session 41, +15 Elo). The kind attacked must be at least twice a
+                # already; +15 Elo more, docs/engine.md). The kind attacked must be at least twice a
                 # pawn's or knight's (2, 4), above a bishop's or rook's (4, 5).
                 j = _ORDER_STEPS  # the steps of _ORDER_VALUE to try: j up to n
                 n = j
@@ -851,7 +851,7 @@ class Searcher:
         pos = self.pos
         # draws: 50-move rule, repetition (one repeat is enough, of the game's positions
         # before the root too: Stockfish's rule, which waits for those to come twice, lost
-        # 53 Elo here, docs/benchmarks.md session 47), bare minors
+        # 53 Elo here, docs/engine.md), bare minors
         if pos.halfmove >= 100:
             return 0
         hl = pos.hist_lo
@@ -897,7 +897,7 @@ class Searcher:
             d = tt.data[slot]
             tt_move = d & _QUIET_MASK
             # a deep enough entry answers: off the PV any bound that settles the window, in
-            # PV nodes too an exact score (session 33: +13 Elo at 1,000 nodes; the PV then
+            # PV nodes too an exact score (+13 Elo at 1,000 nodes, docs/engine.md; the PV then
             # ends at this node)
             if (d >> 21) & 63 >= depth:
                 s = tt.scores[slot]
@@ -1000,7 +1000,7 @@ class Searcher:
         fut = prune_ok and depth <= 2 and static + FUTILITY_MARGIN[depth] <= alpha
         lmp = LMP_COUNT[depth] if prune_ok else 1000
         if not improving:
-            lmp -= lmp // 4  # a quarter fewer (session 30; a third before)
+            lmp -= lmp // 4  # a quarter fewer (docs/engine.md)
         k = start
         while k < end:
             _pick(ms, moves, k, end)  # selection: the best remaining move to k
@@ -1079,7 +1079,9 @@ class Searcher:
                             # history with gravity: the cutting move gains, every quiet move
                             # tried before it here loses the same; v * bonus // HISTORY_MAX
                             # keeps each cell within +-HISTORY_MAX without rescaling the table
-                            # (r is the bonus, victim a move: names reused, see _tt_cutoff)
+                            # (r is the bonus, victim a move: names reused, since on the chips
+                            # a bytecode function with many locals takes its frame from the
+                            # heap: docs/engine.md, "Machine code and the C stack")
                             r = depth * depth
                             if r > _HISTORY_BONUS_MAX:
                                 r = _HISTORY_BONUS_MAX
