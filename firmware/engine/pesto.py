@@ -11,16 +11,16 @@ The other tuned numbers are in tunables.py.
 """
 
 # ---- material (mg, eg) by kind: none, P, N, B, R, Q, K ------------------------------------
-# Set by tools/spsa.py on self-play in session 38 and again in session 43 (before: 80/337/368/
-# 463/1034 and 81/299/310/517/981; in session 13 tools/texel.py had fitted 86/348/373/467/1029
-# and 83/304/313/516/946).
+# Set by tools/spsa.py on self-play at 1,000 nodes: its built-in plan, then with the tables'
+# scales (tools/spsa_plans/run3.txt; docs/engine.md, "Tuning on self-play").
 MATERIAL_MG = (0, 86, 340, 368, 483, 1026, 0)
 MATERIAL_EG = (0, 88, 290, 311, 538, 985, 0)
 
 # ---- piece-square tables (PeSTO), rank 8 first ------------------------------------------
-# Session 43's SPSA run scaled each table about its mean (a pawn's over ranks 2-7), in per
-# cent: pawn 95/93 (mg/eg), knight 98/88, bishop 106/87, rook 93/95, queen 109/104, king
-# 94/110; with its other numbers +13 Elo (+2 .. +24) at 1,000 nodes (docs/benchmarks.md).
+# The SPSA run of tools/spsa_plans/run3.txt scaled each table about its mean (a pawn's over
+# ranks 2-7), in per cent: pawn 95/93 (mg/eg), knight 98/88, bishop 106/87, rook 93/95, queen
+# 109/104, king 94/110; with its other numbers +13 Elo (+2 .. +24) at 1,000 nodes
+# (docs/engine.md).
 PAWN_MG = (
     0, 0, 0, 0, 0, 0, 0, 0,
     94, 128, 59, 91, 65, 121, 33, -10,
