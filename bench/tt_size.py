@@ -1,5 +1,5 @@
 """What a smaller transposition table costs in nodes (run by hand; results in
-docs/benchmarks.md, sessions 34 and 35; docs/levels.md, "Per board").
+docs/benchmarks.md, "Levels: budgets and table size"; docs/levels.md, "Per board").
 
     MICROPYPATH=. .venv/bin/micropython -X heapsize=64M bench/tt_size.py --depth 7
     python bench/tt_size.py --depth 6 --plies 20 --entries 2048,262144

@@ -10,20 +10,17 @@ again. Exactly one thread runs at any moment, so a simulation is deterministic.
 
 Device speeds (DEVICE_NODES_PER_S): the RP2040's is measured, the others derived from it. On
 the emulated stock Pico (rp2040js running MicroPython 1.29's RPI_PICO image at 125 MHz,
-bench/pico_speed.py --variant all, docs/benchmarks.md "The quiescence search as a loop in
-machine code") the .mpy build that `make flash` copies (attack test, move generator, making and
-taking back a move, move ordering, SEE, the evaluation and the quiescence search in viper
-machine code, the main search bytecode) searches 1,068 nodes/s (session 18, where mobility
-began to test the enemy pawns' attacks; 1,116 in session 17, 1,110 in session 16; 850 in
-session 13, 727 in session 12, 653 in session 11, 399 in session 9, 173 before the viper
-work); the emulator counts every flash fetch as one cycle, so a real chip is somewhat slower.
-Inside the running App the search gets less (it polls the
-board; bench/calibrate_levels.py uses that figure for the timed levels' Elo). The RP2350
-(150 MHz Cortex-M33) and the ESP32s (240 MHz Xtensa) are estimates relative to the RP2040's
-figure, in the ratios estimated when it was 399 (../shared/reference), scaled with it (now
-x 1068/399: MicroPython's allocator and VM are the same on every port, so the changes help
-them alike; not measured). A board config may override them with
-`device_nodes_per_s` and `device_pass_us`.
+bench/pico_speed.py --variant all at depth 4, docs/benchmarks.md "Engine speed") the .mpy build
+that `make flash` copies (attack test, move generator, making and taking back a move, move
+ordering, SEE, the evaluation and the quiescence search in viper machine code, the main search
+bytecode) searches 1,068 nodes/s; the emulator counts every flash fetch as one cycle, so a real
+chip is somewhat slower. Inside the running App the search gets less (it polls the board;
+bench/calibrate_levels.py uses that figure for the timed levels' Elo). The RP2350 (150 MHz
+Cortex-M33) and the ESP32s (240 MHz Xtensa) are estimates relative to the RP2040's figure:
+ratios estimated against an engine that searched 399 nodes/s on the RP2040
+(../shared/reference), scaled by 1068/399 (MicroPython's allocator and VM are the same on every
+port, so what speeds the engine up on one helps the others alike; not measured). A board config
+may override them with `device_nodes_per_s` and `device_pass_us`.
 """
 import threading
 
@@ -32,7 +29,7 @@ DEFAULT_NODES_PER_S = 20000  # Linux boards (Raspberry Pi with Blinka, CPython)
 # One service pass (scan + debounce + board sync + buttons + LEDs) on the device, in us. The
 # RP2040's is measured on the emulated chip with the pico board at its pins (a quiet pass of
 # the flashed firmware, display attached: 2.35 ms, of it the matrix scan 1.3 ms; docs/benchmarks.md
-# "Reaction on the chip model"); the others are scaled from it as the nodes/s are.
+# "Board reaction and scanning"); the others are scaled from it as the nodes/s are.
 DEVICE_PASS_US = {"RP2040": 2350, "RP2350": 1600, "ESP32": 1900, "ESP32-S3": 1800}
 DEFAULT_PASS_US = 200
 

@@ -1,5 +1,5 @@
 """Measured on the emulated chip, through the whole firmware: search speed, C stack, garbage
-collection, boot (issue 16, item 3; results in docs/benchmarks.md by hand).
+collection, boot (results copied into docs/benchmarks.md by hand).
 
     .venv/bin/python -m host_sim.rp2040.chip_figures [--moves N] [--analysis-s S]
 

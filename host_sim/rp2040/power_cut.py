@@ -1,4 +1,4 @@
-"""Power cuts on the emulated Pico, pin for pin (issue 16 item 4): does the journal keep the game?
+"""Power cuts on the emulated Pico, pin for pin: does the journal keep the game?
 
     python -m host_sim.rp2040.power_cut [N] [--seed S] [--nodes 40]    # default: 20 cuts
 

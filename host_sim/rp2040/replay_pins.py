@@ -1,4 +1,4 @@
-"""Replay a sensor log into the board at the pins of an emulated Pico (issue 16 item 5).
+"""Replay a sensor log into the board at the pins of an emulated Pico.
 
     python -m host_sim.rp2040.replay_pins LOG [--image FLASH] [--fen FEN] [--nodes N]
 
