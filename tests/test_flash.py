@@ -442,8 +442,8 @@ def test_the_shipped_ram_table_covers_every_board():
         # keeping code out of RAM never needs more
         assert table["frozen"]["peak_bytes"] < table["romfs"]["peak_bytes"] < table["mpy"]["peak_bytes"]
         assert table["bytecode"]["peak_bytes"] < table["mpy"]["peak_bytes"]
-    # the stock Pico (free heap as the emulated one reports it) takes the .mpy build since
-    # issue 13; an ESP32 without PSRAM (~110 KB) does not: it needs the firmware frozen
+    # the stock Pico (free heap as the emulated one reports it) takes the .mpy build; an ESP32
+    # without PSRAM (~110 KB) does not: it needs the firmware frozen
     info = _pico_info()
     flash.check_ram("pico", "mpy", info, log=None)
     with pytest.raises(flash.FlashError, match="will not fit"):

@@ -19,7 +19,7 @@ limits, pondering, book, journal - stays as on the chip); after the game one sea
 long as the level lasts on the chip (its nodes per second x 180 s), to reach the recursion
 depth of a real 3-minute search, in the same heap.
 
-The goal of issue 8, a full game at the top level inside 64 KB: the same game with the
+The goal, a full game at the top level inside 64 KB: the same game with the
 ESP32 config and a 512-entry transposition table in a 64 KB heap (GOAL_HEAP, GOAL_TT).
 """
 import os

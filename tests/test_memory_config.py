@@ -109,10 +109,9 @@ def test_a_1024_cell_move_stack_searches_exactly_like_2048_at_the_top_level():
     # A node whose ancestors hold more than move_stack - 256 cells is searched as a leaf;
     # below that the stack size makes no difference at all. At the top level on the ESP32
     # (3 minutes at its speed) the deepest lines stay clear of that guard by at least
-    # MARGIN_CELLS: three more plies of a busy middlegame position's 50 moves. (Until session
-    # 17 they left room for a whole ply of the most moves any position has, 218; with the
-    # pieces' threats one line reached 562 cells, with session 18's mobility 579, 189 before
-    # the guard: each evaluation change moves the deepest line a little.)
+    # MARGIN_CELLS: three more plies of a busy middlegame position's 50 moves. (Not a
+    # whole ply of the most moves any position has, 218: the deepest lines come closer to the
+    # guard than that, and each evaluation change moves them a little.)
     nps, _ = device_speed(board_config("esp32"))
     nodes = nps * LEVELS[TOP_LEVEL].value // 1000
     results = _searches([(fen, stack, nodes) for fen in DEEP_LINES for stack in (1024, MOVE_STACK)])

@@ -1,4 +1,4 @@
-"""Issue #16: the chess computer on an emulated Pico, pin for pin (host_sim/rp2040/, docs/pin-model.md).
+"""The chess computer on an emulated Pico, pin for pin (host_sim/rp2040/, docs/pin-model.md).
 
 `make flash BOARD=pico` (tools.flash over mpremote) into the emulated stock Pico whose pins
 carry the `pico` board's electronics (host_sim/rp2040/board.mjs: the reed matrix with its

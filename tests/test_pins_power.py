@@ -1,4 +1,4 @@
-"""Issue #16 items 4 and 5 on the emulated Pico, pin for pin (host_sim/rp2040/, docs/pin-model.md).
+"""Power cuts and a sensor log replayed on the emulated Pico, pin for pin (host_sim/rp2040/, docs/pin-model.md).
 
 Power cuts: `make flash BOARD=pico`, main.py boots, a game is played through the pins, and the
 power goes (host_sim/rp2040/power_cut.py's PowerGame: the flash is kept as it was at that

@@ -1,29 +1,28 @@
-"""The player's move at every point of the ponder cycle (issue #7): the computer always answers.
+"""The player's move at every point of the ponder cycle: the computer always answers.
 
-Suspected stall: with pondering on and adaptive polling off (`App.poll_target_ms = 0`, a poll
-every `poll_nodes` nodes, ~0.5 s of device time apart on a Pico), a move made wholly between
-two polls - or spread over two - might reach the controller in a phase that rejects it,
-leaving the board sync on the old position and the computer silent. Instead of hoping that
-load hits the window, the player's hand here acts at an exact clock read of the App: the
-k-th read during the ponder search (each one is a search poll), for every k the search has,
-and at reads after it ended (its node budget spent, the answer kept for a hit); the reply is
-the move the computer expects (ponder hit) or another one (miss). Each run checks that the
-computer shows its answer and the board sync agrees with the board.
+The stall guarded against: with pondering on and adaptive polling off
+(`App.poll_target_ms = 0`, a poll every `poll_nodes` nodes, ~0.5 s of device time apart on a
+Pico), a move made wholly between two polls - or spread over two - might reach the controller
+in a phase that rejects it, leaving the board sync on the old position and the computer silent.
+Instead of hoping that load hits the window, the player's hand here acts at an exact clock read
+of the App: the k-th read during the ponder search (each one is a search poll), for every k the
+search has, and at reads after it ended (its node budget spent, the answer kept for a hit); the
+reply is the move the computer expects (ponder hit) or another one (miss). Each run checks that
+the computer shows its answer and the board sync agrees with the board.
 
 A capture made wholly between two scans (or with only its victim's lift in the scan before,
 which the debounce drops: the scans are ~0.5 s apart here) shows the sensors nothing but the
 capturing piece gone from its square: the board sync cannot tell it from a piece held in the
 hand, and waits, as any occupancy-only board must. Lifting the piece on the target square
 and putting it back then completes the capture (docs/playing.md); the test does that when a
-capture was not answered within CAPTURE_WAIT_MS and checks the answer comes. (Since session
-13's evaluation the expected reply after 1. e4 d5 is the capture 2. exd5. With the App's
+capture was not answered within CAPTURE_WAIT_MS and checks the answer comes. (With the
+engine's evaluation the expected reply after 1. e4 d5 is the capture 2. exd5. With the App's
 adaptive polling, about every 10 ms, a hand never beats the scan.)
 
-(The browser flake of issue #7 was the web page losing a click: tests/test_web_browser.py.
-This sweep found no stall in the controller; it keeps the window covered. A controller that
-sends such a move back - e.g. rejecting moves while a search runs - fails here with exactly
-the reported picture: phase player, sync to_clear = the move's to-square, to_fill = its
-from-square.)
+The sweep keeps that window covered: a controller that sends such a move back - e.g.
+rejecting moves while a search runs - fails here with the stall's picture: phase player, sync
+to_clear = the move's to-square, to_fill = its from-square. (A click the web page loses is
+tests/test_web_browser.py's case.)
 """
 import pytest
 

@@ -111,7 +111,7 @@ def test_loopback_only(app):
 
 def test_click_is_decided_on_the_server_state(app):
     """`click` (the page's click) lifts, puts down or captures by what the table holds when
-    the command runs, never by the page's possibly old copy (issue #7: lost clicks)."""
+    the command runs, never by the page's possibly old copy, so no click is lost."""
     res = command(app, "click e4")
     assert not res["ok"] and "nothing in hand" in res["error"] and "e4" in res["error"]
     assert command(app, "click e2")["state"]["hand"] == ["P"]  # empty hand: lift

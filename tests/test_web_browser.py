@@ -1,7 +1,7 @@
 """The web page in real headless Chromium (Debian `chromium` + `chromium-driver`, driven by
 Selenium), part of `make test`: several moves played by clicking, LED states checked in the
 DOM against the firmware's LEDs, a button pressed on the page, the PGN link; clicks made
-while the page lags behind the server (issue #7); and the README screenshots (docs/img/*.png,
+while the page lags behind the server; and the README screenshots (docs/img/*.png,
 written only with REEDCHESS_SCREENSHOTS=1 as `make test-browser` sets it, else into a
 temporary folder, so `make test` leaves the checkout clean). Skipped, with the reason, only
 when chromium, chromedriver or selenium is missing: `make test-browser` installs the browser."""
@@ -111,10 +111,10 @@ window.__release = (newestFirst) => {
 
 
 def test_a_click_is_not_lost_while_the_page_lags_behind(page):
-    """The flake of issue #7: the second click of a move came before the page had the answer
-    to the first (the piece in hand), the page judged it on its old state (empty hand, empty
-    square) and dropped it; the move was never completed and the computer never answered.
-    Here the page gets no answer at all until both clicks are made."""
+    """The second click of a move may come before the page has the answer to the first (the
+    piece in hand): judged on the page's old state (empty hand, empty square) it would be
+    dropped, the move never completed and the computer never answer. Here the page gets no
+    answer at all until both clicks are made."""
     driver, app = page
     wait_until(lambda: pieces_in_dom(driver).get("e2") == "P", 30, "the board")
     driver.execute_script(HOLD_ANSWERS_JS)
