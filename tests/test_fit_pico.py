@@ -1,4 +1,4 @@
-"""Issue #13: Reedchess fits a stock Pico as flashed. On the emulated stock Pico (MicroPython's
+"""Reedchess fits a stock Pico as flashed. On the emulated stock Pico (MicroPython's
 RPI_PICO image on rp2040js, tools/emulated_pico.py, docs/emulated-pico.md):
 
 (a) `make flash BOARD=pico` (tools.flash over mpremote, socket://) completes and verifies;
