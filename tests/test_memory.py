@@ -121,13 +121,10 @@ def test_full_game_at_the_top_level_within_the_board_heap(board, tt_entries, hea
 
 def test_the_harness_declines_a_resignation_offer_and_plays_the_game_out(tmp_path):
     # The computer, held to 20 nodes a search against the scripted player's 150 (Pico 2 config),
-    # falls behind and offers to resign (at 60 nodes it held its own once the quiescence search
-    # stored its results in the table, 2026-11-28; at 30 it was mated without an offer, two
-    # searches in a row at -700 or worse, once the evaluation knew weak minor pieces, the same
-    # day, as at 15 and 25; 20 and 10 offered). The scripted player must answer the offer (it used to
-    # wait for a move that never came, until the wasm runs timed out), here with *move*. (The
-    # game test_fit_wasm.py plays, at 200 nodes, had such an offer at ply 119 until the
-    # evaluation counted the pieces' threats; the computer now wins it.)
+    # falls behind and offers to resign (tried on 2026-11-28: at 60 nodes it holds its own; at
+    # 30, 25 and 15 it is mated without an offer, which needs two searches in a row at -700 or
+    # worse; 20 and 10 offer). The scripted player must answer the offer, here with *move*: a
+    # player that waits for a move instead waits until the wasm runs time out.
     g = MemoryGame("pico2", TOP_LEVEL, node_cap=20, journal_dir=str(tmp_path), sample_every=0, pass_ms=4,
                    ms_per_node=0, hand_ms=100)
     g.build()

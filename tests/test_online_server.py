@@ -193,7 +193,7 @@ def test_the_clock_runs_after_both_first_moves_and_a_flag_falls(server):
 
 def test_a_client_cut_off_mid_request_leaves_no_traceback(server, capfd):
     # A board whose power goes while it sends a request resets the connection: the server
-    # goes on serving, and says nothing (before: socketserver's traceback on stderr).
+    # goes on serving, and says nothing (socketserver's default prints a traceback on stderr).
     cut_off_mid_request(server.port, b"GET /api/account HTTP/1.1\r\nHost: x\r\n")
     assert requests.get(server.url + "/api/account", headers=H("tok-a"), timeout=5).status_code == 200
     assert "Traceback" not in capfd.readouterr().err

@@ -418,7 +418,7 @@ def test_a_bad_stack_size_is_refused_with_a_clear_error(bad):
 def test_history_rewards_cutoffs_punishes_the_moves_tried_before_and_stays_bounded():
     """History with gravity: a quiet move that cuts off gains, the quiet moves searched before
     it at that node lose, and no cell ever leaves +-HISTORY_MAX (the table is 16-bit and is
-    no longer rescaled). Many searches on one Searcher drive cells toward the bound."""
+    never rescaled). Many searches on one Searcher drive cells toward the bound."""
     from firmware.engine.tunables import HISTORY_MAX
 
     searcher = Searcher(tt_entries=1 << 12)

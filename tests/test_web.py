@@ -161,7 +161,7 @@ def test_a_firmware_crash_is_reported_not_silent():
 
 def test_a_client_cut_off_mid_request_leaves_no_traceback(app, capfd):
     # A browser tab closed while it sends a request resets the connection: the simulator goes
-    # on serving and says nothing (before: socketserver's traceback on stderr).
+    # on serving and says nothing (socketserver's default prints a traceback on stderr).
     cut_off_mid_request(app.port, b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     assert request(app, "GET", "/api/state")[0] == 200
     assert "Traceback" not in capfd.readouterr().err

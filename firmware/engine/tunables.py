@@ -98,7 +98,8 @@ MOPUP_EDGE = const(20)  # x centre distance of the lone king
 MOPUP_CLOSE = const(8)  # x (14 - Manhattan distance between kings)
 
 # ---- search ---------------------------------------------------------------------------------
-ASPIRATION = const(28)  # first window half-width from depth 3 on (was 4: +38 Elo); widens x4 on each fail
+# The first window's half-width, from depth 3 on (not 4: +38 Elo, docs/engine.md); widens x4 on each fail
+ASPIRATION = const(28)
 NULL_MIN_DEPTH = const(3)
 NULL_R = const(2)  # + depth // 6
 NULL_EXTRA_MARGIN = const(313)  # one more ply of null-move reduction this far above beta
