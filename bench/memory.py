@@ -108,7 +108,7 @@ def code_ram(folder, modules, image=None, qstr=False):
 # ---- bytes that keep their size on a 32-bit chip (walked under CPython) ---------------------
 def payload_bytes(roots, skip=()):
     """Bytes of array/bytearray/bytes buffers reachable from `roots` through instances, lists,
-    tuples and dicts (harness objects from host_sim/tests, modules, classes and functions are
+    tuples and dicts (harness objects from host_sim/ and tests/, modules, classes and functions are
     not followed, nor objects whose id is in `skip`)."""
     seen = set(skip)
     todo = list(roots)

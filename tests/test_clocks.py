@@ -1,5 +1,5 @@
 """Chess clocks: sudden death, Fischer increment, Bronstein delay, staged controls (unit tests
-of firmware/controller/gameclock.py), and in the Simulator: a Fischer and a Bronstein game
+of firmware/features/clock.py), and in the Simulator: a Fischer and a Bronstein game
 lost on time and drawn on time when the opponent cannot mate (python-chess's
 has_insufficient_material semantics), the pause button (ok, or two buttons at once), the
 computer's own clock, and the clocks surviving a power cut at any journal write."""

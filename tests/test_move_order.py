@@ -1,7 +1,7 @@
 """The main search's move ordering (search._score_moves and _pick, viper machine code under
 MicroPython): the same scores on both interpreters, every score >= 0 (the 64-bit unix port
 reads the 32-bit cells zero-extended, so a negative score would sort differently there than
-on a chip), and the order the search documents (docs/engine.md, "Move ordering")."""
+on a chip), and the order the search documents (docs/engine.md, "Search": move ordering)."""
 import json
 import random
 

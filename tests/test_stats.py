@@ -1,5 +1,5 @@
 """Statistics in flash: wins/draws/losses per level against the computer and the mate
-trainer's results (firmware/controller/stats.py): counting, an atomic file that survives a
+trainer's results (firmware/features/stats.py): counting, an atomic file that survives a
 power cut at any flash operation, and in the Simulator games won, lost and drawn, a take back
 that uncounts, the statistics page of the options menu, the console and a reboot."""
 import pytest

@@ -1,6 +1,6 @@
 """Touch-move ("touched, moved"): once a piece of the side to move with a legal move is
 lifted, only moves of that piece count; putting it back is flagged. Unit tests of
-firmware/controller/touchmove.py and scenarios in the Simulator (default off, on through the
+firmware/features/touch.py and scenarios in the Simulator (default off, on through the
 options menu, refusing another piece, captures, rook-first castling)."""
 import chess
 

@@ -73,7 +73,8 @@ def decode_move(position, hi, lo):
 
 def read_records(f):
     """Yield (type, payload) for each valid record of an open file, stopping at the first
-    torn or corrupt one. Sets nothing; the caller learns of a bad tail through `bad_tail`."""
+    torn or corrupt one. Sets nothing; the caller learns of a bad tail through `_BadTail`,
+    raised there."""
     while True:
         head = f.read(4)
         if not head:
