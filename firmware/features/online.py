@@ -46,7 +46,7 @@ While online (controller.online is an Online): the opponent's side is the comput
 moves are shown like the computer's (flow.show_computer_move); the buttons above replace
 the usual ones (actions.on_button asks `Online.button` first: no hints, no level menu, no
 two-player toggle); a move made with the opponent's pieces is taken back (the LEDs guide it);
-a game that ends is not counted in the statistics against the computer (actions.count_end);
+a game that ends is not counted in the statistics against the computer (game_end.count_end);
 the display (ui.compose_text asks `Online.lines`) says "Opponent's move" instead of
 "Thinking...", its second line the server's clocks ("W 4:59 B 5:00") and an offer ("Draw?",
 "Back?"). A file beside the journal (`online.run`) marks a running online game, so a board
