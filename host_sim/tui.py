@@ -485,87 +485,122 @@ class Table:
 
     def execute(self, line, settle=True):
         """Carry out one command line; return the text to show the person (may be '').
-        CommandError (a ValueError) for anything that cannot be done; Quit for quit."""
+        CommandError (a ValueError) for anything that cannot be done; Quit for quit.
+        The commands are _COMMANDS (below the class); a word that is none of them nor a
+        button of this board is a move."""
         words = line.strip().split()
         if not words:
             if settle:
                 self.wait(SETTLE_STEP_MS)
             return ""
         cmd, args = words[0].lower(), words[1:]
-        acts = True
-        reply = ""
-        if cmd in ("quit", "exit", "q", "bye"):
-            raise Quit()
-        elif cmd in ("help", "?", "h"):
-            return self.help_text()
-        elif cmd == "lift":
-            self._need(args, 1, "lift e2")
-            self.lift(args[0].lower())
-        elif cmd == "place":
-            if len(args) not in (1, 2):
-                raise CommandError("usage: place e4 [piece letter]")
-            self.place(args[0].lower(), args[1] if len(args) == 2 else None)
-        elif cmd in ("press", "hold") or cmd in self.config.get("buttons", {}):
-            long = cmd == "hold" or (len(args) == 1 and args[0].lower() == "long")
-            name = cmd if cmd not in ("press", "hold") else (args[0].lower() if args else "")
-            if cmd in ("press", "hold"):
-                self._need(args, 1, "%s hint" % cmd)
-            self.press(name, long=long)
-        elif cmd == "click":  # the web pages' click on a square (see click)
-            self.click(*args)
-        elif cmd == "do":
-            move = self.sim.computer_move()
-            if not move:
-                raise CommandError("the computer is not showing a move right now")
-            self.play(move)
-            reply = "made the computer's move %s" % move
-        elif cmd in ("wait", "run", "sleep"):
-            self.wait(parse_ms(args[0]) if args else 1000)
-            acts = False
-        elif cmd == "auto":
-            self.auto = not args or args[0].lower() in ("on", "1", "yes")
-            reply = "auto %s: %s" % ("on" if self.auto else "off", "the computer's moves are made for you"
-                                     if self.auto else "you make the computer's moves")
-        elif cmd == "arrange":
-            if not args:
-                raise CommandError("usage: arrange <FEN> | arrange start")
-            fen = START_FEN if args[0].lower() in ("start", "startpos") else " ".join(args)
-            try:
-                Position(fen if len(fen.split()) > 1 else fen + " w - - 0 1")
-            except ValueError as e:
-                raise CommandError("not a usable FEN: %s" % e) from None
-            self.arrange(fen)
-        elif cmd == "sync":
-            self.arrange(self.sim.fen())
-        elif cmd == "fen":
-            return self.sim.fen()
-        elif cmd == "moves":
-            return self.moves_text() or "(no moves yet)"
-        elif cmd == "pgn":
-            return self.pgn().rstrip()
-        elif cmd == "save":
-            self._need(args, 1, "save game.pgn")
-            try:
-                with open(args[0], "w") as f:
-                    f.write(self.pgn())
-            except OSError as e:
-                raise CommandError("cannot write %s: %s" % (args[0], e.strerror or e)) from None
-            return "saved the game to %s" % args[0]
-        elif cmd == "flip":
-            self.flipped = not self.flipped
-            return ""
-        elif cmd in ("board", "show", "look"):
-            return ""
+        fn, acts = _COMMANDS.get(cmd, (None, True))
+        if cmd in self.config.get("buttons", {}) and cmd not in _BEFORE_BUTTONS:
+            fn, acts = Table._cmd_press, True
+        if fn is None:
+            reply = self._cmd_move(words[0], args)
         else:
-            move = self._as_move(words[0])
-            if move is None:
-                raise CommandError("unknown command %r: type help for the list" % words[0])
-            if args:
-                raise CommandError("a move takes no arguments (got %s)" % " ".join(args))
-            self.play(move)
+            reply = fn(self, cmd, args)
         if acts and settle:
             self.settle()
         return reply
+
+    # ---- the commands: (self, the command word in lower case, its arguments) -> reply -------
+    def _cmd_quit(self, cmd, args):
+        raise Quit()
+
+    def _cmd_help(self, cmd, args):
+        return self.help_text()
+
+    def _cmd_lift(self, cmd, args):
+        self._need(args, 1, "lift e2")
+        self.lift(args[0].lower())
+        return ""
+
+    def _cmd_place(self, cmd, args):
+        if len(args) not in (1, 2):
+            raise CommandError("usage: place e4 [piece letter]")
+        self.place(args[0].lower(), args[1] if len(args) == 2 else None)
+        return ""
+
+    def _cmd_press(self, cmd, args):
+        """`press <button>`, `hold <button>`, or a button's own name (`hint`, `hint long`)."""
+        long = cmd == "hold" or (len(args) == 1 and args[0].lower() == "long")
+        name = cmd if cmd not in ("press", "hold") else (args[0].lower() if args else "")
+        if cmd in ("press", "hold"):
+            self._need(args, 1, "%s hint" % cmd)
+        self.press(name, long=long)
+        return ""
+
+    def _cmd_click(self, cmd, args):  # the web pages' click on a square (see click)
+        self.click(*args)
+        return ""
+
+    def _cmd_do(self, cmd, args):
+        move = self.sim.computer_move()
+        if not move:
+            raise CommandError("the computer is not showing a move right now")
+        self.play(move)
+        return "made the computer's move %s" % move
+
+    def _cmd_wait(self, cmd, args):
+        self.wait(parse_ms(args[0]) if args else 1000)
+        return ""
+
+    def _cmd_auto(self, cmd, args):
+        self.auto = not args or args[0].lower() in ("on", "1", "yes")
+        return "auto %s: %s" % ("on" if self.auto else "off", "the computer's moves are made for you"
+                                if self.auto else "you make the computer's moves")
+
+    def _cmd_arrange(self, cmd, args):
+        if not args:
+            raise CommandError("usage: arrange <FEN> | arrange start")
+        fen = START_FEN if args[0].lower() in ("start", "startpos") else " ".join(args)
+        try:
+            Position(fen if len(fen.split()) > 1 else fen + " w - - 0 1")
+        except ValueError as e:
+            raise CommandError("not a usable FEN: %s" % e) from None
+        self.arrange(fen)
+        return ""
+
+    def _cmd_sync(self, cmd, args):
+        self.arrange(self.sim.fen())
+        return ""
+
+    def _cmd_fen(self, cmd, args):
+        return self.sim.fen()
+
+    def _cmd_moves(self, cmd, args):
+        return self.moves_text() or "(no moves yet)"
+
+    def _cmd_pgn(self, cmd, args):
+        return self.pgn().rstrip()
+
+    def _cmd_save(self, cmd, args):
+        self._need(args, 1, "save game.pgn")
+        try:
+            with open(args[0], "w") as f:
+                f.write(self.pgn())
+        except OSError as e:
+            raise CommandError("cannot write %s: %s" % (args[0], e.strerror or e)) from None
+        return "saved the game to %s" % args[0]
+
+    def _cmd_flip(self, cmd, args):
+        self.flipped = not self.flipped
+        return ""
+
+    def _cmd_show(self, cmd, args):
+        return ""
+
+    def _cmd_move(self, word, args):
+        """Any other word: a move (UCI or SAN), made with a hand's timing."""
+        move = self._as_move(word)
+        if move is None:
+            raise CommandError("unknown command %r: type help for the list" % word)
+        if args:
+            raise CommandError("a move takes no arguments (got %s)" % " ".join(args))
+        self.play(move)
+        return ""
 
     def _need(self, args, n, example):
         if len(args) != n:
@@ -721,6 +756,31 @@ class Table:
 
     def screen_text(self):
         return "\n".join("".join(t for t, _ in row).rstrip() for row in self.screen())
+
+
+# Table.execute's commands: word -> (Table method, whether the game then settles: the
+# computer's answer is waited for). The words in _BEFORE_BUTTONS keep their meaning on a
+# board with a button of that name; any other button name presses that button.
+_COMMANDS = {word: (fn, acts) for words, fn, acts in (
+    ("quit exit q bye", Table._cmd_quit, False),
+    ("help ? h", Table._cmd_help, False),
+    ("lift", Table._cmd_lift, True),
+    ("place", Table._cmd_place, True),
+    ("press hold", Table._cmd_press, True),
+    ("click", Table._cmd_click, True),
+    ("do", Table._cmd_do, True),
+    ("wait run sleep", Table._cmd_wait, False),
+    ("auto", Table._cmd_auto, True),
+    ("arrange", Table._cmd_arrange, True),
+    ("sync", Table._cmd_sync, True),
+    ("fen", Table._cmd_fen, False),
+    ("moves", Table._cmd_moves, False),
+    ("pgn", Table._cmd_pgn, False),
+    ("save", Table._cmd_save, False),
+    ("flip", Table._cmd_flip, False),
+    ("board show look", Table._cmd_show, False),
+) for word in words.split()}
+_BEFORE_BUTTONS = ("quit", "exit", "q", "bye", "help", "?", "h", "lift", "place", "press", "hold")
 
 
 # ---- front ends ---------------------------------------------------------------------------
