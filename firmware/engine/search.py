@@ -83,6 +83,11 @@ _MAX_MOVES = const(220)  # legal moves in a position: at most 218
 MOVE_STACK = const(2048)  # moves of all plies on the current path (each ply <= 218)
 _TT_MOVE = const(1 << 29)
 _CAPTURE = const(1 << 26)
+# MVV-LVA, as the three move orderings (_score_moves, _root_moves, _qsearch) score a capture:
+# victim's value * _MVV - attacker's kind + promoted kind * _PROMO_ORDER
+_MVV = const(16)
+_PROMO_ORDER = const(100)
+_PHASE_TOTAL = const(24)  # copy of firmware.engine.evaluate._PHASE_TOTAL
 _BAD_CAPTURE = const(1 << 24)  # below killers
 _KILLER1 = const((1 << 25) + (3 << 17))
 _KILLER2 = const((1 << 25) + (2 << 17))
@@ -93,10 +98,14 @@ _COUNTER = const((1 << 25) + (1 << 17))
 # their quiet score (history + table gain, < 2^17): _SPARED + it. Every other quiet move
 # scores below _SPARED, and the pruning and reductions spare every score from it up.
 _SPARED = const(1 << 25)
-_QUIET_MASK = const(0x7FFFF)
-_EXACT = const(3)
-_LOWER = const(2)
-_UPPER = const(1)
+# The table's format (tt.py), decoded inline: a const folds only inside its module
+_TT_MOVE_BITS = const(0x7FFFF)  # copy of firmware.engine.tt.MOVE_MASK
+_TT_BOUND = const(19)  # copy of firmware.engine.tt.BOUND_SHIFT
+_TT_DEPTH = const(21)  # copy of firmware.engine.tt.DEPTH_SHIFT
+_TT_AGE = const(27)  # copy of firmware.engine.tt.AGE_SHIFT
+_EXACT = const(3)  # copy of firmware.engine.tt.BOUND_EXACT
+_LOWER = const(2)  # copy of firmware.engine.tt.BOUND_LOWER
+_UPPER = const(1)  # copy of firmware.engine.tt.BOUND_UPPER
 _HISTORY_BONUS_MAX = const(400)  # a cutoff's history bonus: depth squared, at most this
 # A quiet move's ordering score is its history cell + _HISTORY_ZERO (history stays within
 # +-HISTORY_MAX = 16,000), so every score in mscore is >= 0: see _score_moves. Underpromotions
@@ -125,7 +134,7 @@ _Q_CELLS = const(5)
 _Q_LEVELS = const(32)  # a line of captures and evasions this long below its first ply ends in the evaluation
 _Q_BIAS = const(32768)
 _NO_STAND = const(-32700)  # no stand-pat score yet (no evaluation comes near it)
-_NO_TERMS = const(32767)  # evaluate._terms: "ask evaluate()" (evaluate.py's _NONE)
+_NO_TERMS = const(32767)  # copy of firmware.engine.evaluate._NONE: evaluate._terms asks for evaluate()
 
 
 @micropython.viper
@@ -155,8 +164,8 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):  # pyright
     c = ptr8(pos.counts)
     phase = int(c[2]) + int(c[3]) + int(c[10]) + int(c[11]) + 2 * (int(c[4]) + int(c[12])) + 4 * (
         int(c[5]) + int(c[13]))
-    if phase > 24:
-        phase = 24
+    if phase > _PHASE_TOTAL:
+        phase = _PHASE_TOTAL
     # ... but not where endgame.py's knowledge decides (a side without pawns, or little
     # material: evaluate._terms' test), whose scores the tables do not lead toward
     tables = 1
@@ -174,7 +183,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):  # pyright
             if victim:
                 attacker = b[m & 127] & 7
                 v = value[victim & 7]
-                score = v * 16 - attacker + promo * 100
+                score = v * _MVV - attacker + promo * _PROMO_ORDER
                 if value[attacker] > v + 50 and int(see(pos, m)) < 0:
                     ms[k] = _BAD_CAPTURE + score
                 else:
@@ -202,7 +211,7 @@ def _score_moves(b: ptr8, moves: ptr32, ms: ptr32, hist: ptr16, pos):  # pyright
                 to = fr - (m & 127) + ((m >> 7) & 127)
                 gain = 0
                 if tables:
-                    gain = (int(mg[to]) - int(mg[fr])) * phase + (int(eg[to]) - int(eg[fr])) * (24 - phase)
+                    gain = (int(mg[to]) - int(mg[fr])) * phase + (int(eg[to]) - int(eg[fr])) * (_PHASE_TOTAL - phase)
                 if piece & 8:
                     gain = 0 - gain  # Black's entries are negated
                 gain = gain >> 5
@@ -616,7 +625,7 @@ class Searcher:
         rn = self.root_nodes
         b = pos.board
         i = self.tt.probe(pos.hash_lo, pos.hash_hi)
-        tt_move = self.tt.data[i] & _QUIET_MASK if i >= 0 else 0
+        tt_move = self.tt.data[i] & _TT_MOVE_BITS if i >= 0 else 0
         for k in range(end):
             m = moves[k]
             if pos.make_legal(m, check):
@@ -626,7 +635,7 @@ class Searcher:
                 if m == tt_move:
                     rn[n] = _TT_MOVE
                 elif victim or (m >> 14) & 7 == 5:
-                    rn[n] = _CAPTURE + ORDER_VALUE[victim & 7] * 16 - (b[m & 127] & 7) + ((m >> 14) & 7) * 100
+                    rn[n] = _CAPTURE + ORDER_VALUE[victim & 7] * _MVV - (b[m & 127] & 7) + ((m >> 14) & 7) * _PROMO_ORDER
                 else:
                     rn[n] = 0
                 n += 1
@@ -895,17 +904,17 @@ class Searcher:
                 slot = -1
         if slot >= 0:
             d = tt.data[slot]
-            tt_move = d & _QUIET_MASK
+            tt_move = d & _TT_MOVE_BITS
             # a deep enough entry answers: off the PV any bound that settles the window, in
             # PV nodes too an exact score (+13 Elo at 1,000 nodes, docs/engine.md; the PV then
             # ends at this node)
-            if (d >> 21) & 63 >= depth:
+            if (d >> _TT_DEPTH) & 63 >= depth:
                 s = tt.scores[slot]
                 if s >= MATE_BOUND:
                     s -= ply
                 elif s <= -MATE_BOUND:
                     s += ply
-                bound = (d >> 19) & 3
+                bound = (d >> _TT_BOUND) & 3
                 if bound == _EXACT or (not pvnode and ((bound == _LOWER and s >= beta)
                                                        or (bound == _UPPER and s <= alpha))):
                     return s
@@ -925,7 +934,7 @@ class Searcher:
             if slot >= 0:
                 s = tt.scores[slot]
                 if -MATE_BOUND < s < MATE_BOUND:
-                    d = (tt.data[slot] >> 19) & 3
+                    d = (tt.data[slot] >> _TT_BOUND) & 3
                     if d == _EXACT or (d == _LOWER and s > static) or (d == _UPPER and s < static):
                         static = s
             if not pvnode and not self.exhaustive:
@@ -1151,7 +1160,7 @@ class Searcher:
         data = ptr32(tt.data)
         scores = ptr16(tt.scores)
         mask = int(tt.mask)
-        age = int(tt.age) << 27
+        age = int(tt.age) << _TT_AGE
         nodes = int(self.nodes)
         next_check = int(self.next_check)
         stopped = int(self.stopped)
@@ -1207,7 +1216,7 @@ class Searcher:
                         s -= ply
                     elif s <= -MATE_BOUND:
                         s += ply
-                    bound = (data[slot] >> 19) & 3
+                    bound = (data[slot] >> _TT_BOUND) & 3
                     if bound == _EXACT or (bound == _LOWER and s >= beta) or (bound == _UPPER and s <= alpha):
                         v = s
                         continue
@@ -1254,7 +1263,7 @@ class Searcher:
                     victim = int(b[(m >> 7) & 127])
                     promo = (m >> 14) & 7
                     if victim:
-                        ms[k] = int(value[victim & 7]) * 16 - (int(b[m & 127]) & 7) + promo * 100
+                        ms[k] = int(value[victim & 7]) * _MVV - (int(b[m & 127]) & 7) + promo * _PROMO_ORDER
                     elif promo == 5:
                         ms[k] = 8000
                     elif m >> 17 == 2:
@@ -1320,7 +1329,7 @@ class Searcher:
                 if v < MATE_BOUND and v > 0 - MATE_BOUND:
                     slot = (int(pos.hash_lo) & mask) + 1
                     keys[slot] = int(pos.hash_hi)
-                    data[slot] = (_LOWER << 19 if v >= beta else _UPPER << 19) | age
+                    data[slot] = (_LOWER << _TT_BOUND if v >= beta else _UPPER << _TT_BOUND) | age
                     scores[slot] = v
             if level == 0:
                 break

@@ -17,12 +17,16 @@ from array import array
 
 from firmware.compat import const
 
-_BOUND_NONE = const(0)
-_BOUND_UPPER = const(1)  # score <= stored (fail low)
+BOUND_UPPER = const(1)  # score <= stored (fail low)
 BOUND_LOWER = const(2)  # score >= stored (fail high)
 BOUND_EXACT = const(3)
 BYTES_PER_ENTRY = const(10)
-_MOVE_MASK = const(0x7FFFF)
+# data[i] = move | bound << BOUND_SHIFT | depth << DEPTH_SHIFT | age << AGE_SHIFT (the search
+# decodes it inline with copies of these names: a const folds only inside its module)
+MOVE_MASK = const(0x7FFFF)
+BOUND_SHIFT = const(19)
+DEPTH_SHIFT = const(21)
+AGE_SHIFT = const(27)
 
 
 class TTSizeError(ValueError):
@@ -78,7 +82,7 @@ class TranspositionTable:
             slot = i + 1
         else:
             d = data[i]
-            if not keys[i] or (d >> 27) != age or depth >= (d >> 21) & 63:
+            if not keys[i] or (d >> AGE_SHIFT) != age or depth >= (d >> DEPTH_SHIFT) & 63:
                 slot = i
                 # keep the displaced entry in the always-replace slot
                 keys[i + 1] = keys[i]
@@ -87,9 +91,9 @@ class TranspositionTable:
             else:
                 slot = i + 1
         if not move and keys[slot] == hi:
-            move = data[slot] & _MOVE_MASK
+            move = data[slot] & MOVE_MASK
         if depth > 63:
             depth = 63
         keys[slot] = hi
-        data[slot] = move | bound << 19 | depth << 21 | age << 27
+        data[slot] = move | bound << BOUND_SHIFT | depth << DEPTH_SHIFT | age << AGE_SHIFT
         self.scores[slot] = score

@@ -14,9 +14,9 @@ from firmware.engine.constants import to_sq64
 from firmware.engine.constants import START_FEN
 from firmware.loader import call
 
-_MENU_MS = const(6000)  # flow._MENU_MS
-_LONG = const(2)  # io.buttons.LONG
-_PROMOTE_MS = const(5000)  # flow._PROMOTE_MS
+_MENU_MS = const(6000)  # an untouched menu closes after this
+_LONG = const(2)  # copy of firmware.io.buttons.LONG
+_PROMOTE_MS = const(5000)  # copy of firmware.controller.flow._PROMOTE_MS
 _PROMO_CYCLE = b"\x05\x04\x03\x02"  # queen, rook, bishop, knight
 
 PLAYER = _ui.PLAYER

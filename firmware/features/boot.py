@@ -8,9 +8,9 @@ from firmware.app import GC_THRESHOLD_BYTES, App, StdinReader
 from firmware.engine.search import MOVE_STACK, Searcher
 from firmware.loader import borrow, call, drop_unused, release
 
-_MIN_POLL_NODES = const(1)  # app's
+_MIN_POLL_NODES = const(1)  # copy of firmware.app._MIN_POLL_NODES
 _UNEXPLAINED_MS = const(3000)
-_DEFAULT_GAME_PLIES = const(600)  # game.DEFAULT_GAME_PLIES
+_DEFAULT_GAME_PLIES = const(600)  # copy of firmware.controller.game.DEFAULT_GAME_PLIES
 _BOOK = "firmware.engine.book"
 
 

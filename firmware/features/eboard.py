@@ -39,8 +39,8 @@ MILLENNIUM = const(2)
 NAMES = ("off", "DGT", "Millennium")
 _LIFT = const(0)
 _HAND = const(32)
-_VERIFY = const(5)  # ui.VERIFY
-_PLAYER = const(0)  # ui.PLAYER
+_VERIFY = const(5)  # copy of firmware.controller.ui.VERIFY
+_PLAYER = const(0)  # copy of firmware.controller.ui.PLAYER
 _PROTOCOLS = ("", "firmware.features.eboard_dgt", "firmware.features.eboard_millennium")  # by kind
 _USB = "firmware.features.eboard_usb"
 

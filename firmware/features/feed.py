@@ -26,7 +26,7 @@ _FILES = "abcdefgh"
 _HEX = "0123456789abcdefABCDEF"
 _LONG = const(2)
 _SHORT = const(1)
-_SHOWING = const(2)  # ui.SHOWING
+_SHOWING = const(2)  # copy of firmware.controller.ui.SHOWING
 
 
 def handle(app, line, now_ms=0):

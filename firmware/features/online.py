@@ -71,9 +71,9 @@ from firmware.engine.notation import uci
 from firmware.engine.uci_parse import parse_uci
 from firmware.loader import borrow, call, drop_unused, release, users
 
-_NOBODY = const(16)  # settings.NOBODY
-_LONG = const(2)  # io.buttons.LONG
-_ADJUDICATED = const(9)  # game.ADJUDICATED
+_NOBODY = const(16)  # copy of firmware.controller.settings.NOBODY
+_LONG = const(2)  # copy of firmware.io.buttons.LONG
+_ADJUDICATED = const(9)  # copy of firmware.controller.game.ADJUDICATED
 _TICK_MS = const(1000)  # the clock text is renewed this often
 _OFFER_DRAW = const(1)
 _OFFER_BACK = const(2)

@@ -24,7 +24,7 @@ ITEM_EBOARD = const(10)
 MENU_ITEMS = const(11)
 ITEM_LABELS = ("Targets", "Ponder", "Book", "Sound", "Resign", "Touch move", "Eval info", "Clock", "Trainer",
                "Statistics", "E-board")
-EBOARD_NAMES = ("off", "DGT", "Millennium")  # features/eboard.py NAMES
+EBOARD_NAMES = ("off", "DGT", "Millennium")  # copy of firmware.features.eboard.NAMES
 _EBOARDS = const(3)
 
 

@@ -13,7 +13,7 @@ writes the journal, so the saved game is untouched. Loaded only when the button 
 from firmware.compat import ticks_diff
 from firmware.io.diagnostics import Diagnostics
 
-TRIGGER = "hint"  # the button held at power-on (features/boot.py SELFTEST_BUTTON)
+TRIGGER = "hint"  # copy of firmware.features.boot.SELFTEST_BUTTON: held at power-on
 _RELEASE_MS = 30  # the trigger counts as released once it has been up this long
 _DONE_MS = 1500  # how long the summary stays on the display
 

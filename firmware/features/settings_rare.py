@@ -4,7 +4,7 @@ call and released after): checking values, reading the stored bytes, assigning.
 from firmware.compat import const
 from firmware.controller.settings import BLACK, NOBODY, OPTION_NAMES, WHITE, SettingsError
 
-_VERSION = const(2)  # settings._VERSION
+_VERSION = const(2)  # copy of firmware.controller.settings._VERSION
 _V1_OPTIONS = const(5)
 _MAX_CLOCK = const(63)
 _MAX_TRAINER = const(15)
