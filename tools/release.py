@@ -128,6 +128,7 @@ def make_release(out=OUT, src=None, jobs=2, boards=BOARDS, log=print, web_builde
     parent = os.path.dirname(os.path.abspath(out))
     os.makedirs(parent, exist_ok=True)
     work = tempfile.mkdtemp(prefix=".release-", dir=parent)
+    os.chmod(work, 0o755)  # mkdtemp makes it private; the release folder is for everyone to read
     try:
         files = []
         for board in boards:
