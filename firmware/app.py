@@ -81,6 +81,7 @@ _HEAP = const(1)  # copy of firmware.features.feed.HEAP: `mem`
 _NOT_FEED = const(2)  # copy of firmware.features.feed.NOT_MINE: a line for the console
 _NEW_GAME = const(3)  # copy of firmware.features.console._NEW_GAME: `new [FEN]`, its FEN checked
 _BOOT = "firmware.features.boot"  # building and booting, loaded for them
+_FAULTS = "firmware.features.faults"  # a device lost or back while playing: said, loaded for it
 
 
 class App:
@@ -165,7 +166,7 @@ class App:
             for i in range(8):
                 raw[i] = fed[i]
         if len(self.faults) != self._faults_seen:  # a device stopped answering, or answers again
-            self._fault_news(now_ms)
+            call(_FAULTS, "news", self, now_ms)  # loaded for the news, released after
         deb.update(self.raw, now_ms)
         ev = deb.pop()
         if ev >= 0:
@@ -214,17 +215,6 @@ class App:
             self._event_ms = None
             if self.collect is not None:
                 self.collect()
-
-
-    def _fault_news(self, now_ms):
-        """Say the hardware faults that came since the last pass (hw.faults: a sensor chip
-        lost or back, the display gone) on the log and, for a while, on the display."""
-        faults = self.faults
-        for line in faults[self._faults_seen:]:
-            if self.log:
-                self.log("fault: " + line)
-        self._faults_seen = len(faults)
-        self.controller.say(faults[-1], now_ms)
 
     def command(self, line, now_ms=0):
         """One console line: features/feed.py (the small test protocol: 2 KB) is loaded for
