@@ -5,6 +5,8 @@
     python bench/match_stockfish.py --device-ms 1000 --factor 60   # a device level, scaled
     python bench/match_stockfish.py --nodes 1000 --elo 1800 --games 100 --openings 50
     python bench/match_stockfish.py --our-elo 1400 --elo 1500 --games 40 --openings 50
+    python bench/match_stockfish.py --fun 4 --elo 1350 --movetime-ms 100 --games 80 --openings 50
+    python bench/match_stockfish.py --fun 1 --their-fun 2 --their-rating 1053 --games 100 --openings 50
 
 Our engine runs as `micropython -m firmware.uci` (or `--cpython`), Stockfish as
 /usr/games/stockfish with UCI_LimitStrength true and UCI_Elo set. Both get the same time per
@@ -13,11 +15,20 @@ move: `--movetime-ms`, or a device level's time divided by the host/device speed
 engine searches exactly N nodes a move (`go nodes N`: the same games on any host and under
 any load) while Stockfish keeps its time per move; with `--our-elo E` our engine plays with
 its own UCI_LimitStrength/UCI_Elo (a rated level: node budget and noise) and is sent the same
-time per move as Stockfish, which a rated level ignores. Games start from a fixed list of
-balanced opening positions (`--openings`: the first 15 of them, as before, or all 50 with
-OPENING_LINES), each played with both colours, so the result does not hang on one opening;
-a game still running after 300 plies is scored a draw. `--pgn FILE` appends every game to
-FILE (for bench/blunders.py, or to replay one).
+time per move as Stockfish, which a rated level ignores; with `--fun N` it plays the fun level
+"Fun N" (1-4: its UCI option Fun Level; depth, node cap and noise, the time ignored too).
+
+Below Stockfish's lowest UCI_Elo (1350) the opponent can be our engine instead: `--their-fun
+N` (a fun level) or `--their-nodes N` (exactly N nodes a move, no noise: an anchor of the
+rated levels' calibration, whose rating on this yardstick docs/levels.md gives), under the
+same interpreter as our side; `--their-rating R` is that opponent's rating on the UCI_Elo
+scale, for the implied rating (without it only the difference is printed); two seeded
+configurations of ours repeat moves, so their games end in many draws by repetition.
+
+Games start from a fixed list of balanced opening positions (`--openings`: the first 15 of
+them, as before, or all 50 with OPENING_LINES), each played with both colours, so the result
+does not hang on one opening; a game still running after 300 plies is scored a draw.
+`--pgn FILE` appends every game to FILE (for bench/blunders.py, or to replay one).
 
 `--reference classical` (or `nnue`) seats Stockfish itself in our chair, at full strength with
 exactly `--nodes` nodes a move and its hand-written evaluation (`Use NNUE` false: Stockfish
@@ -153,6 +164,14 @@ def main(argv=None):
     parser.add_argument("--factor", type=float, default=60.0, help="host/device speed factor")
     parser.add_argument("--nodes", type=int, default=0, help="our engine: exactly N nodes a move")
     parser.add_argument("--our-elo", type=int, default=0, help="our engine: UCI_LimitStrength with this UCI_Elo")
+    parser.add_argument("--fun", type=int, default=0, choices=range(5), metavar="N",
+                        help="our engine: the fun level Fun N (1-4), over its UCI option Fun Level")
+    parser.add_argument("--their-fun", type=int, default=0, choices=range(5), metavar="N",
+                        help="the opponent is our engine at fun level Fun N (1-4), not Stockfish")
+    parser.add_argument("--their-nodes", type=int, default=0,
+                        help="the opponent is our engine at exactly N nodes a move, not Stockfish")
+    parser.add_argument("--their-rating", type=float, default=0,
+                        help="with --their-fun/--their-nodes: the opponent's rating on the UCI_Elo scale")
     parser.add_argument("--openings", type=int, default=15, help="how many opening positions (15 or up to 50)")
     parser.add_argument("--hash-mb", type=int, default=4)
     parser.add_argument("--cpython", action="store_true", help="run our engine under CPython")
@@ -168,36 +187,59 @@ def main(argv=None):
         movetime_ms = max(1, int(round(args.device_ms / args.factor)))
     their_limit = chess.engine.Limit(time=movetime_ms / 1000.0)
     limit = chess.engine.Limit(nodes=args.nodes) if args.nodes else their_limit
+    if args.their_nodes:
+        their_limit = chess.engine.Limit(nodes=args.their_nodes)
+    mirror = bool(args.their_fun or args.their_nodes)  # the opponent is our engine
     fens = openings(args.openings)
     if args.reference and (not args.nodes or args.our_elo or args.cpython):
         parser.error("--reference needs --nodes and takes neither --our-elo nor --cpython")
+    if args.fun and (args.nodes or args.our_elo or args.reference):
+        parser.error("--fun takes neither --nodes, --our-elo nor --reference")
+    if args.their_fun and args.their_nodes:
+        parser.error("--their-fun and --their-nodes exclude each other")
     env = dict(os.environ, MICROPYPATH=ROOT + ":" + os.path.join(ROOT, ".frozen"))
     command = [args.stockfish] if args.reference else our_command(args.cpython)
     ours = chess.engine.SimpleEngine.popen_uci(command, cwd=ROOT, env=env)
     options = {"Hash": args.hash_mb}
     if args.our_elo:
         options.update({"UCI_LimitStrength": True, "UCI_Elo": args.our_elo})
+    if args.fun:
+        options["Fun Level"] = args.fun
     if args.reference:
         options.update({"Threads": 1, "Use NNUE": args.reference == "nnue"})
     ours.configure(options)
-    theirs = chess.engine.SimpleEngine.popen_uci(args.stockfish)
-    theirs.configure({"UCI_LimitStrength": True, "UCI_Elo": args.elo, "Threads": 1, "Hash": 16})
+    if mirror:
+        theirs = chess.engine.SimpleEngine.popen_uci(our_command(args.cpython), cwd=ROOT, env=env)
+        theirs.configure({"Hash": args.hash_mb, "Fun Level": args.their_fun} if args.their_fun
+                         else {"Hash": args.hash_mb})
+        opponent = "Reedchess (%s)" % ("Fun %d" % args.their_fun if args.their_fun
+                                       else "%d nodes per move" % args.their_nodes)
+    else:
+        theirs = chess.engine.SimpleEngine.popen_uci(args.stockfish)
+        theirs.configure({"UCI_LimitStrength": True, "UCI_Elo": args.elo, "Threads": 1, "Hash": 16})
+        opponent = "Stockfish UCI_Elo %d (%d ms per move)" % (args.elo, movetime_ms)
     how = "%d nodes per move" % args.nodes if args.nodes else "%d ms per move" % movetime_ms
     if args.our_elo:
         how = "its UCI_Elo %d" % args.our_elo
+    if args.fun:
+        how = "Fun %d" % args.fun
     player = "Reedchess (%s, %s)" % ("CPython" if args.cpython else "MicroPython", how)
     if args.reference:
         player = "Stockfish, %s evaluation (%s)" % (args.reference, how)
-    print("%s vs Stockfish UCI_Elo %d (%d ms per move), %d games, %d openings" % (
-        player, args.elo, movetime_ms, args.games, len(fens)))
+    print("%s vs %s, %d games, %d openings" % (player, opponent, args.games, len(fens)))
     t0 = time.time()
     pgn = None
     if args.pgn:
-        pgn = {"file": args.pgn, "us": player, "them": "Stockfish UCI_Elo %d" % args.elo}
+        pgn = {"file": args.pgn, "us": player, "them": opponent}
     results = play_match(ours, theirs, limit, args.games, fens, their_limit, args.first_game, pgn=pgn)
     diff, lo, hi = summarize(results)
-    print("estimated rating %.0f (%.0f .. %.0f) on Stockfish's UCI_Elo scale; %.0f s" % (
-        args.elo + diff, args.elo + lo, args.elo + hi, time.time() - t0))
+    base = args.their_rating if mirror else args.elo
+    if base:
+        print("estimated rating %.0f (%.0f .. %.0f) on Stockfish's UCI_Elo scale%s; %.0f s" % (
+            base + diff, base + lo, base + hi, " (the opponent's %.0f + the difference; its own"
+            " uncertainty not included)" % base if mirror else "", time.time() - t0))
+    else:
+        print("%.0f s (no --their-rating: no rating implied)" % (time.time() - t0))
     return results
 
 

@@ -204,3 +204,35 @@ def test_a_strength_limited_game_in_a_board_sized_heap(tree, elo):  # noqa: F811
         assert sum(line.startswith(budgets) for line in engine.seen) >= 5
     finally:
         assert engine.close() == 0
+
+
+def test_fun_level_plays_the_boards_fun_levels_whatever_the_time_control():
+    """Fun Level 1-4: levels 1-4 ("Fun 1" .. "Fun 4"): their depth, node cap and noise, before
+    UCI_LimitStrength; 0 turns it off; bad values are errors that change nothing."""
+    session, out = _session()
+    session.handle("uci")
+    assert "option name Fun Level type spin default 0 min 0 max 4" in out
+    assert [LEVELS[i].kind for i in range(uci_module._FUN_MAX)] == ["fun"] * 4
+    assert LEVELS[uci_module._FUN_MAX].kind != "fun"
+    for line in ("setoption name Fun Level value 5", "setoption name Fun Level value -1",
+                 "setoption name Fun Level value two", "setoption name Fun Level"):
+        del out[:]
+        session.handle(line)
+        assert len(out) == 1 and out[0].startswith("info string error: Fun Level"), out
+        assert session.fun_level == 0
+    session.handle("setoption name UCI_LimitStrength value true")
+    session.handle("setoption name UCI_Elo value 2000")
+    session.handle("position startpos moves e2e4 e7e5 g1f3")
+    for fun in (1, 4):
+        session.handle("setoption name fun level value %d" % fun)
+        del out[:]
+        session.handle("go wtime 300000 btime 300000")
+        entry = LEVELS[fun - 1]
+        depths = [int(line.split()[2]) for line in out if line.startswith("info depth")]
+        assert max(depths) <= entry.value and _totals(out)[0][0] <= 3000
+        assert session.searcher.noise_cp == entry.noise_cp and entry.noise_cp > 0
+    session.handle("setoption name Fun Level value 0")  # off: the rated level again
+    del out[:]
+    session.handle("go movetime 10")
+    assert _totals(out)[0][0] == table_nodes(LEVELS[rated_level(2000)].value, session.searcher.tt.size)
+    assert session.searcher.noise_cp == 0
