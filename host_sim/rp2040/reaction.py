@@ -2,7 +2,8 @@
 
     .venv/bin/python -m host_sim.rp2040.reaction [samples] [--no-display] [--board pico_mcp]   # default 8 per case
 
-Flashes Reedchess into the emulated stock Pico (host_sim/rp2040/board.mjs), boots main.py and,
+Flashes Reedchess into the emulated stock Pico (host_sim/rp2040/board.mjs; powered on from the
+saved flash when this build was flashed before, PicoBoard.flash_or_reuse), boots main.py and,
 in emulated time, lifts a piece at random moments and times the first WS2812 frame (decoded
 from the data pin) that shows all its legal targets, in three cases as bench/reaction_latency.py:
 - idle: the player's turn, no search running (the start position, g1);
@@ -74,7 +75,7 @@ def main(argv=None):
     rng = random.Random(1)
     host0 = time.monotonic()
     with PicoBoard(board=board, display=display) as b:
-        b.flash()
+        b.flash_or_reuse()  # make flash's work, or this build's saved flash
         t_reset = b.ctl("time")["ns"]
         b.boot()
         ready = b.ctl("time")["ns"]
