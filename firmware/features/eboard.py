@@ -43,6 +43,8 @@ _VERIFY = const(5)  # copy of firmware.controller.ui.VERIFY
 _PLAYER = const(0)  # copy of firmware.controller.ui.PLAYER
 _PROTOCOLS = ("", "firmware.features.eboard_dgt", "firmware.features.eboard_millennium")  # by kind
 _USB = "firmware.features.eboard_usb"
+_TT = "firmware.engine.tt"
+_ROOM_TT = const(512)  # the transposition table's slots while the mode is on (see _room)
 
 
 def _quiet(*args):
@@ -60,6 +62,7 @@ class EBoard:
         self.rx = bytearray(32)
         self.link = None
         self._usb = False  # the link is the board's USB serial (eboard_usb, borrowed)
+        self._tt_slots = 0  # the board's own table size while the mode has shrunk it (_room)
         self._app = None
         self._write = None
         self._log = None
@@ -167,6 +170,8 @@ class EBoard:
             for i in range(n):
                 proto.feed(rx[i], now_ms)
             n = link.read_into(rx)
+        if self._tt_slots == 0 and not app.controller.searching:
+            self._room(app)
         pos = app.game.position
         if pos.ply != self._ply or pos.hash_lo != self._lo or pos.hash_hi != self._hi:
             self.resync(app.controller)
@@ -187,10 +192,37 @@ class EBoard:
         link.claim()
         return link
 
+    def _room(self, app):
+        """Room for the mode on a small board: here the engine gives hints only, so the search's
+        transposition table shrinks to _ROOM_TT slots while the mode is on, which pays for the
+        mode's code (docs/benchmarks.md); leave() gives the board its own table back. Never
+        while a search runs."""
+        s = app.searcher
+        self._tt_slots = s.tt.size
+        if self._tt_slots > _ROOM_TT:
+            self._table(app, _ROOM_TT)
+
+    def _table(self, app, slots):
+        """A new table of `slots` for the search, the old one freed first."""
+        s = app.searcher
+        table = borrow(_TT).TranspositionTable
+        s.tt = table(2)
+        if app.collect is not None:
+            app.collect()
+        s.tt = table(slots)
+        table = None
+        release(_TT)
+
     def leave(self):
-        """Give the serial link back and release the protocol's modules (the controller drops
-        this object after)."""
+        """Give the serial link back, the search its table, and release the protocol's modules
+        (the controller drops this object after)."""
         release(_PROTOCOLS[self.kind])
+        if self._tt_slots > _ROOM_TT and self._app is not None:
+            try:
+                self._table(self._app, self._tt_slots)
+            except MemoryError:  # no room for the whole table now: the small one serves on
+                self._table(self._app, _ROOM_TT)
+        self._tt_slots = 0
         link = self.link
         if link is None:
             return
