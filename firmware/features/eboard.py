@@ -44,6 +44,7 @@ _PLAYER = const(0)  # copy of firmware.controller.ui.PLAYER
 _PROTOCOLS = ("", "firmware.features.eboard_dgt", "firmware.features.eboard_millennium")  # by kind
 _USB = "firmware.features.eboard_usb"
 _TT = "firmware.engine.tt"
+_READS = const(8)  # reads of rx (32 bytes) in one pass at most
 _ROOM_TT = const(512)  # the transposition table's slots while the mode is on (see _room)
 
 
@@ -165,11 +166,15 @@ class EBoard:
             link = self._claim(app)
         proto = self.proto
         n = link.read_into(self.rx)
+        reads = 1
         while n:
             rx = self.rx
             for i in range(n):
                 proto.feed(rx[i], now_ms)
+            if reads == _READS:
+                break  # a host that never pauses must not stop the scans: the rest next pass
             n = link.read_into(rx)
+            reads += 1
         if self._tt_slots == 0 and not app.controller.searching:
             self._room(app)
         pos = app.game.position
