@@ -10,7 +10,9 @@ RPI_PICO image on rp2040js, tools/emulated_pico.py, docs/emulated-pico.md):
     main.py first takes a ballast bytearray so that exactly 200 KB stay free for everything
     main does (imports, drivers, engine, the game), so more would be a MemoryError. The game
     record is checked with python-chess; nothing is attached to the pins, so the boot reports
-    the devices it cannot find, once, and nothing crashes.
+    the devices it cannot find, once, and nothing crashes;
+(d) with the e-board mode on (Millennium), the board boots straight into it after a power
+    cycle, answers the host, and keeps the floors of (b).
 
 Skipped, with the reason, without node or the emulator (`make emulators` installs it).
 """
@@ -253,6 +255,91 @@ def test_c_whole_game_at_the_strongest_level_within_200_kb(pico):
     print("game 1: %d plies %s; least free seen %d => sampled high-water %d of %d; %.0f s host time"
           % (game1_plies, game1_result, player.min_free, high_water, HIGH_WATER, game_s))
     assert high_water <= HIGH_WATER
+
+
+# (d) The e-board mode (Millennium, the larger protocol) on: main.py as flashed, with a timer
+# that reports the heap as `mem` does (compat.heap_figures) every few emulated seconds, since
+# the mode silences the console. The options are set through the console's `press`, then the
+# power goes and comes back: the board boots straight into the mode, which answers V, with the
+# floors of (b). The mode's code (~8 KB) is paid for by the search's transposition table,
+# which shrinks to 512 slots while the mode is on (features/eboard.py).
+PROBE_MAIN = """import gc, sys, machine
+from firmware.compat import heap_figures
+def _probe(t):
+    f, m, u = heap_figures()
+    n = 0
+    for k in sys.modules:
+        if k.startswith('firmware.features.eboard'):
+            n += 1
+    print('PROBE FREE %d MAXBLOCK %d USED %d EBOARD %d' % (f, m, u, n))
+_t = machine.Timer(period=2000, callback=_probe)
+import boards.pico as board
+from firmware import app
+
+app.main(board)
+"""
+PROBE_RE = re.compile(rb"PROBE FREE (\d+) MAXBLOCK (\d+) USED (\d+) EBOARD (\d+)")
+
+
+def _probes(pico, count, timeout=240):
+    """The next `count` heap reports of PROBE_MAIN ({"free", "max_block", "used", "eboard"})."""
+    found = []
+    deadline = time.monotonic() + timeout
+    while len(found) < count:
+        m = PROBE_RE.search(pico.buf)
+        if m:
+            found.append(dict(zip(("free", "max_block", "used", "eboard"), (int(g) for g in m.groups()))))
+            pico.buf = pico.buf[m.end():]
+            continue
+        assert b"Traceback" not in pico.buf, pico.buf[-1500:]
+        if not pico._fill(deadline):
+            raise AssertionError("no heap report in %d s: %r" % (timeout, pico.buf[-500:]))
+    return found
+
+
+def test_d_boots_in_the_eboard_mode_with_the_same_room():
+    why = unavailable()
+    if why:
+        pytest.skip(why)
+    from host_sim.rp2040.pico_board import PicoBoard
+    from tests.eboard_hosts import ChessLinkHost
+
+    b = PicoBoard(display=False)  # as (b): no display answers; the switches hold the start position
+    b.start()
+    try:
+        b.flash_or_reuse()
+        b.pico.write_file("main.py", PROBE_MAIN)
+        b.boot()
+        mem_off = parse_mem(b.console("mem", lambda line: line.startswith("mem ")))
+        b.pico.buf = b""
+        off = _probes(b.pico, 2)[-1]
+        assert off["eboard"] == 0, off
+        for line in ("press level long", "press takeback", "press hint", "press hint", "press ok"):
+            assert b.console(line, lambda answer: answer == "ok") == "ok"  # the last one starts the mode
+        switched = _probes(b.pico, 2)[-1]
+        assert switched["eboard"] == 3, switched  # eboard, eboard_millennium, eboard_usb
+
+        b._runner_from(b.power_cut())  # the power goes and comes back: main.py runs by itself
+        p, host = b.pico, ChessLinkHost()
+        deadline = time.monotonic() + 300
+        while "v0100" not in host.messages:  # the mode holds the USB serial from the boot on
+            assert time.monotonic() < deadline, "no answer to V: %r" % p.buf[-500:]
+            p.write(host.encode("V"))
+            end = time.monotonic() + 5
+            while p._fill(end) and b"v0100" not in p.buf:
+                pass
+            host.feed(p.buf)  # boot lines and heap reports too: the host skips what is no reply
+            assert b"Traceback" not in p.buf, p.buf
+            p.buf = b""
+        on = _probes(p, 2)[-1]
+        print("stock Pico, main loop idle: `mem` %s; heap reports: mode off %s; Millennium switched on %s; "
+              "booted in the Millennium mode %s; free with the mode minus without: %+d bytes" % (
+                  mem_off, off, switched, on, on["free"] - off["free"]))
+        assert on["eboard"] == 3, on
+        assert on["free"] >= FREE_AFTER_BOOT, on
+        assert on["max_block"] >= MAX_BLOCK_AFTER_BOOT, on
+    finally:
+        b.stop()
 
 
 def test_mem_line_format():
