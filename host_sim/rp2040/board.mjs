@@ -262,13 +262,14 @@ if (cfg.buzzer !== null && cfg.buzzer !== undefined) {
 
 // ---- I2C: the SSD1306 and the MCP23017 expanders ---------------------------------------------
 // Each bus carries its devices by address: {write(byte, first) -> ack, read() -> byte}; a start
-// to an address nobody answers is NACKed (machine.I2C raises OSError ENODEV). On a bus with the
+// to an address nobody answers is NACKed (machine.I2C raises OSError EIO). On a bus with the
 // expanders the bytes take their time: 9 SCL periods a byte (address or data, with its ACK) and
 // one for a start or a stop, at the bus's own clock (IC_FS_SCL_HCNT + LCNT), so a scan costs
 // what it costs on the wire; a display on a bus of its own keeps the instant transfers it had.
 const i2cDevices = [new Map(), new Map()];
 const i2cTimed = [false, false];
 const i2cHeld = [false, false]; // a bus held low: every transfer fails (arbitration lost)
+const R_TX_EMPTY = 1 << 4; // IC_RAW_INTR_STAT's TX_EMPTY
 const ARGS = { 0x20: 1, 0x21: 2, 0x22: 2, 0x81: 1, 0x8d: 1, 0xa8: 1, 0xd3: 1, 0xd5: 1, 0xd9: 1, 0xda: 1, 0xdb: 1 };
 const oled = { on: false, ram: new Uint8Array(1024), writes: 0, col: 0, page: 0, c0: 0, c1: 127, p0: 0, p1: 7 };
 if (cfg.i2c !== null && cfg.i2c !== undefined) {
@@ -365,15 +366,20 @@ for (const busNo of [0, 1]) {
     if (i2cHeld[busNo]) return later(1, () => bus.arbitrationLost());
     later(1, () => bus.completeStart());
   };
+  // A NACK aborts the transfer: the controller flushes its TX FIFO, so TX_EMPTY rises and the
+  // SDK goes on to read the abort's source (machine.I2C raises OSError EIO at once). rp2040js
+  // leaves TX_EMPTY low after an abort: the SDK then waited out machine.I2C's timeout
+  // (ETIMEDOUT, 50 ms) and left the abort pending, so the next transfer to another chip failed.
+  const nacked = (ack) => { if (!ack) bus.setInterrupts(R_TX_EMPTY); };
   bus.onConnect = (addr) => {
     dev = devices.get(addr) || null;
     first = true;
-    later(9, () => bus.completeConnect(dev !== null));
+    later(9, () => { const ack = dev !== null; bus.completeConnect(ack); nacked(ack); });
   };
   bus.onWriteByte = (b) => {
     const ack = dev !== null && dev.write(b, first);
     first = false;
-    later(9, () => bus.completeWrite(ack));
+    later(9, () => { bus.completeWrite(ack); nacked(ack); });
   };
   bus.onReadByte = () => {
     const v = dev ? dev.read() : 0xff;

@@ -232,14 +232,12 @@ class PicoBoard:
         """`make flash BOARD=pico PORT=socket://...`: tools.flash through mpremote."""
         return self.pico.flash(board=self.board_name, **kw)
 
-    def flash_or_reuse(self):
-        """The same as flash() (the board left at the REPL with the firmware on its flash), from a
-        saved flash when this build was flashed before: `make flash` takes ~45 s of host time,
-        a power-on stopped at once ~1 s. The first caller for a build flashes and keeps the flash in
-        .cache/rp2040-flashed/, named by a digest of everything the flash writes (the board's
-        files, the flash tool, the stock image); a lock makes other callers (test modules on
-        other pytest workers) wait for it and then power on from the saved flash. Returns the
-        flash's output, or "" when it powered on from a saved flash."""
+    def saved_flash(self):
+        """The path of this build's saved flash in .cache/rp2040-flashed/, named by a digest of
+        everything the flash writes (the board's files, the flash tool, the stock image). The
+        first caller for a build flashes (`make flash` through flash(), ~45 s of host time; the
+        board is then left at the REPL) and keeps the flash; a lock makes other callers (test
+        modules on other pytest workers) wait for it. Returns (path, the flash's output or "")."""
         from tools.emulated_pico import _lock
 
         folder = os.path.join(CACHE, "rp2040-flashed")
@@ -254,9 +252,20 @@ class PicoBoard:
                         os.remove(os.path.join(folder, name))
                 self.save_flash(image + ".part")
                 os.replace(image + ".part", image)
-                return out
+                return image, out
         finally:
             lock.close()
+        return image, ""
+
+    def flash_or_reuse(self):
+        """The same as flash() (the board left at the REPL with the firmware on its flash), from
+        this build's saved flash (saved_flash) when it was flashed before: main.py is stopped
+        with Ctrl-C early in its boot. Returns the flash's output, or "" when it powered on from
+        a saved flash. A caller that wants main.py running anyway powers on with
+        power_on(saved_flash()[0]) instead: one boot, not a stopped one and a soft reset."""
+        image, out = self.saved_flash()
+        if out:
+            return out
         self._runner_from(image)
         deadline = time.monotonic() + 120
         while True:  # Ctrl-C until the REPL answers: main.py stops early in its boot, as after flash()
