@@ -22,34 +22,38 @@ modules are imported again the next time, as on a board.
 """
 import sys
 
-_users = {}  # module name -> how many borrowed it and did not release it yet
-_ours = set()  # modules that borrow() imported: dropped when their last user releases them
+# module name -> its users << 1 | 1 if borrow() imported it (then its last release drops it).
+# An entry stays once made: after the first borrow of a name the table does not grow.
+_state = {}
 
 
 def borrow(name):
     """The module `name` (dotted), imported if it is not loaded; counts one user more."""
+    state = _state.get(name, 0)
     module = sys.modules.get(name)
     if module is None:
         __import__(name)
         module = sys.modules[name]
-        _ours.add(name)
-    _users[name] = _users.get(name, 0) + 1
+        state |= 1
+    _state[name] = state + 2
     return module
 
 
 def release(name):
-    """One user of `name` fewer; when none is left, the module is dropped (if borrow loaded
-    it). Releasing a module nobody borrowed is a LoaderError (borrow and release come in pairs)."""
-    left = _users.get(name, 0) - 1
-    if left < 0:
-        raise LoaderError("release(%r) without a borrow" % (name,))
-    if left:
-        _users[name] = left
-        return
-    del _users[name]
-    if name in _ours:
-        _ours.discard(name)
-        _forget(name)
+    """One user of `name` fewer; when none is left, the module is dropped (if borrow imported
+    it): it leaves sys.modules and its package. A release without its borrow is a RuntimeError
+    (a programming error: borrow and release come in pairs)."""
+    state = _state.get(name, 0) - 2
+    if state < 0:
+        raise RuntimeError("release(%r) without a borrow" % (name,))
+    if state == 1:
+        state = 0
+        sys.modules.pop(name, None)
+        dot = name.rfind(".")
+        package = sys.modules.get(name[:dot])
+        if package is not None and name[dot + 1:] in package.__dict__:
+            delattr(package, name[dot + 1:])
+    _state[name] = state
 
 
 def call(name, function, *args):
@@ -58,30 +62,13 @@ def call(name, function, *args):
     try:
         return getattr(module, function)(*args)
     finally:
+        module = None
         release(name)
 
 
 def drop_unused(name):
-    """Drop a module that was imported by import statements for start-up only (tables that
-    the importers copied, code that ran once), unless someone has borrowed it."""
-    if not _users.get(name):
-        _ours.discard(name)
-        _forget(name)
-
-
-def users(name):
-    """How many hold `name` now (0: it is not borrowed; it may still be loaded)."""
-    return _users.get(name, 0)
-
-
-def _forget(name):
-    sys.modules.pop(name, None)
-    dot = name.rfind(".")
-    package = sys.modules.get(name[:dot])
-    attr = name[dot + 1:]
-    if package is not None and attr in package.__dict__:
-        delattr(package, attr)
-
-
-class LoaderError(ValueError):
-    """A release without its borrow."""
+    """Drop a module that import statements loaded for start-up only (tables its importers
+    copied, code that ran once), unless someone has borrowed it."""
+    if _state.get(name, 0) < 2:
+        _state[name] = 3  # as if borrow() had imported it, for one user: the release drops it
+        release(name)

@@ -37,8 +37,8 @@ continue the current game on the same Position (see UciSession.cmd_position).
 import sys
 
 from firmware.compat import const
-from firmware.loader import drop_unused
-from firmware.engine.fen import START_FEN, FenError
+from firmware.loader import call, drop_unused
+from firmware.engine.constants import FenError
 from firmware.engine.notation import uci
 from firmware.engine.uci_parse import parse_uci
 from firmware.engine.position import Position
@@ -197,7 +197,7 @@ class UciSession:
     def __init__(self, write=_write_stdout, read_line=None, hash_mb=None, poll_nodes=_POLL_NODES):
         self.write = write
         self.read_line = read_line
-        self.position = Position(START_FEN, _SEARCH_ROOM)
+        self.position = Position(None, _SEARCH_ROOM)
         self.head = "startpos"  # what self.position was set up from (before its moves)
         self.poll_nodes = poll_nodes
         self.hash_mb = hash_mb
@@ -263,7 +263,7 @@ class UciSession:
         self.write("readyok")  # nothing to wait for: the tables come with the first search
 
     def cmd_ucinewgame(self, args):
-        self.position = Position(START_FEN, _SEARCH_ROOM)
+        self.position = Position(None, _SEARCH_ROOM)
         self.head = "startpos"
         if self.searcher is not None:
             self.searcher.new_game()
@@ -310,9 +310,7 @@ class UciSession:
             raise UciError("unknown option %r" % name)
 
     def cmd_display(self, args):
-        from firmware.engine.fen import fen
-
-        self.write("info string fen " + fen(self.position))
+        self.write("info string fen " + call("firmware.engine.fen", "fen", self.position))
 
     def cmd_position(self, args):
         """When the command continues the game the Position was set up from (the same start,
@@ -342,7 +340,7 @@ class UciSession:
                 try:
                     self.position = parse_position(text, ply)  # the position as it was
                 except MemoryError:
-                    self.position = Position(START_FEN, _SEARCH_ROOM)  # never none at all
+                    self.position = Position(None, _SEARCH_ROOM)  # the start: never none at all
                     self.head = "startpos"
                 raise
             return
@@ -757,7 +755,7 @@ def parse_position(args, max_moves=-1):
     if head[0] == "startpos":
         if len(head) != 1:
             raise UciError("unexpected text after startpos: %r" % " ".join(head[1:]))
-        fen_text = START_FEN
+        fen_text = None  # the initial position, set up without the FEN parser
     elif head[0] == "fen":
         fen_text = " ".join(head[1:])
     else:

@@ -35,7 +35,7 @@ import gc
 
 from boards.config import build_hardware
 from firmware.app import GC_THRESHOLD_BYTES, App
-from firmware import features
+from firmware.loader import borrow, release
 from firmware.controller import ui
 from firmware.controller.computer import Computer
 from firmware.controller.journal import Journal
@@ -287,9 +287,10 @@ class MemoryGame(ScriptedGame):
         self._step("drivers")
         # make_searcher lives in features/boot.py, as on a board; run_probe imported that module
         # with the rest of the code before `base`, so the searcher step holds the searcher alone
-        # (App() drops the module, as main() does)
-        searcher = features.load("boot").make_searcher(cfg, clock_ms=self.now, seed=self.seed,
-                                                       tt_entries=self.tt_entries)
+        # (released here, as main() releases it)
+        searcher = borrow("firmware.features.boot").make_searcher(cfg, clock_ms=self.now, seed=self.seed,
+                                                                  tt_entries=self.tt_entries)
+        release("firmware.features.boot")
         self._step("searcher")
         book = open_book_or_none(default_book_path()) if self.use_book else None
         self._step("book")
@@ -529,7 +530,10 @@ def run_probe(tree, board, heapsize="1M", timeout=600, **kwargs):
     from tests.mpy import micropython_path
 
     args = ", ".join("%s=%r" % kv for kv in sorted(kwargs.items()))
+    # imported as the loader would (its own): a rare part it releases then leaves the heap, as
+    # on a board, although the probe imported it first
     code = ("import gc\ngc.collect()\nbase = gc.mem_alloc()\nfor m in %r:\n    __import__(m)\n"
+            "import sys\nfrom firmware import loader\nfor m in sys.modules:\n    loader._state[m] = 1\n"
             "from tests.memory_probe import main\nmain(%r, import_base=base, %s)\n"
             % (device_modules(tree), board, args))
     env = dict(os.environ, MICROPYPATH=tree)

@@ -144,7 +144,7 @@ def test_board_sync_runs_under_micropython_and_allocates_nothing_but_error_lists
 
 def test_the_board_syncs_setup_is_dropped_after_building_it_under_micropython():
     """BoardSync.__init__'s work lives in board_sync_setup.py, loaded for the call and dropped
-    (compat.forget), so its code does not stay on a board's heap; a bad argument is still
+    (firmware/loader.py), so its code does not stay on a board's heap; a bad argument is still
     refused with SyncError."""
     out = run_mpy(
         "import sys\n"

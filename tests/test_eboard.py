@@ -377,7 +377,7 @@ MODE_MODULES = ("firmware.features.eboard", "firmware.features.eboard_dgt", "fir
 def test_the_mode_silences_the_console_and_leaving_it_by_the_menu_gives_it_back():
     from firmware import loader
 
-    held_before = {name: loader.users(name) for name in MODE_MODULES}
+    held_before = {name: loader._state.get(name, 0) >> 1 for name in MODE_MODULES}  # users
     rig = Rig(0)
     link = ConsoleLink()
     rig.app.link = link
@@ -404,7 +404,7 @@ def test_the_mode_silences_the_console_and_leaving_it_by_the_menu_gives_it_back(
     assert link.claimed is False and rig.app.write is write
     # the mode's modules are borrowed no more than before it began (the other tests' boards,
     # still in e-board mode, hold theirs)
-    assert {name: loader.users(name) for name in MODE_MODULES} == held_before
+    assert {name: loader._state.get(name, 0) >> 1 for name in MODE_MODULES} == held_before
 
 
 def test_a_board_switched_on_in_the_mode_is_in_it_at_once():

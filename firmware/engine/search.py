@@ -635,7 +635,8 @@ class Searcher:
                 if m == tt_move:
                     rn[n] = _TT_MOVE
                 elif victim or (m >> 14) & 7 == 5:
-                    rn[n] = _CAPTURE + ORDER_VALUE[victim & 7] * _MVV - (b[m & 127] & 7) + ((m >> 14) & 7) * _PROMO_ORDER
+                    rn[n] = (_CAPTURE + ORDER_VALUE[victim & 7] * _MVV - (b[m & 127] & 7)
+                             + ((m >> 14) & 7) * _PROMO_ORDER)
                 else:
                     rn[n] = 0
                 n += 1

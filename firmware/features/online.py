@@ -65,11 +65,13 @@ back with its level, sides and clock, the LEDs guiding the pieces to its positio
 online game goes to the archive. A restart finds it too: an online game still running goes
 on (the local game stays kept), one that is over gives way to the local game.
 """
+import sys
+
 from firmware.compat import const, ticks_diff
 from firmware.controller import ui as _ui
 from firmware.engine.notation import uci
 from firmware.engine.uci_parse import parse_uci
-from firmware.loader import borrow, call, drop_unused, release, users
+from firmware.loader import borrow, call, drop_unused, release
 
 _NOBODY = const(16)  # copy of firmware.controller.settings.NOBODY
 _LONG = const(2)  # copy of firmware.io.buttons.LONG
@@ -109,7 +111,7 @@ def _with_net(c, function, *args):
 
 def _net_gone():
     """online_net's own imports go with it (nothing else imports them)."""
-    if not users(_NET):
+    if _NET not in sys.modules:
         drop_unused("firmware.features.online_http")
         drop_unused("firmware.features.online_state")
 

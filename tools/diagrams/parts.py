@@ -182,7 +182,7 @@ class Mcp23017Bus(Part):
     def draw(self, sh, ox, oy):
         cells = make_cell_map(self.config["sensor"].get("cell_map"))
         rows = (len(self.addrs) + self.per_row - 1) // self.per_row
-        for i, (label, pin) in enumerate((("SDA", 13), ("SCL", 12))):
+        for i, (label, _pin) in enumerate((("SDA", 13), ("SCL", 12))):
             lx = ox + 20 + 24 * i
             sh.line([(lx, oy), (lx, oy + (rows - 1) * self.ROW + 22 + 12 * i)])
             for r in range(rows):
