@@ -35,8 +35,7 @@ def board():
         pytest.skip(why)
     from host_sim.rp2040.pico_board import PicoBoard
 
-    b = PicoBoard("pico_mcp")
-    b.start()
+    b = PicoBoard("pico_mcp")  # no runner until one is needed: saved_flash starts it to flash
     try:
         b.image = b.saved_flash()[0]
         yield b

@@ -236,8 +236,9 @@ class PicoBoard:
         """The path of this build's saved flash in .cache/rp2040-flashed/, named by a digest of
         everything the flash writes (the board's files, the flash tool, the stock image). The
         first caller for a build flashes (`make flash` through flash(), ~45 s of host time; the
-        board is then left at the REPL) and keeps the flash; a lock makes other callers (test
-        modules on other pytest workers) wait for it. Returns (path, the flash's output or "")."""
+        runner is started first if it is not running, and the board is left at the REPL) and keeps
+        the flash; a lock makes other callers (test modules on other pytest workers) wait for it.
+        Nothing runs when the flash was saved before. Returns (path, the flash's output or "")."""
         from tools.emulated_pico import _lock
 
         folder = os.path.join(CACHE, "rp2040-flashed")
@@ -246,6 +247,8 @@ class PicoBoard:
         lock = _lock(os.path.join(folder, "%s.lock" % self.board_name))
         try:
             if not os.path.exists(image):
+                if self.pico.proc is None:
+                    self.start()  # the stock image, at its REPL
                 out = self.flash()
                 for name in os.listdir(folder):  # older builds' flashes
                     if name.startswith(self.board_name + "-") and name.endswith(".img"):
