@@ -1,6 +1,6 @@
 """The Millennium ChessLink protocol on the emulated stock Pico (host_sim/rp2040/, docs/pin-model.md)
 through its USB serial: the firmware as `make flash BOARD=pico` leaves it (from the saved flash,
-PicoBoard.flash_or_reuse), booted with the start position on the reed switches, switched into
+PicoBoard.saved_flash), powered on with the start position on the reed switches, switched into
 the e-board mode with the buttons (a long *level* opens the options, *takeback* steps back to
 the last item, *E-board*, two *hint* presses choose Millennium, *ok* closes the menu). A host
 written from the protocol's description (tests/eboard_hosts.py) then asks V and S, sees 1.e4
@@ -12,6 +12,7 @@ Skipped, with the reason, without node or the emulator (`make emulators`).
 """
 import time
 
+import chess
 import pytest
 
 from tests.eboard_hosts import ChessLinkHost, corner_leds
@@ -103,10 +104,9 @@ def test_chesslink_through_the_usb_serial_of_the_emulated_pico():
     from host_sim.rp2040.pico_board import PicoBoard, wait_lit
 
     b = PicoBoard()
-    b.start()
     try:
-        b.flash_or_reuse()
-        b.boot()
+        image, _ = b.saved_flash()  # this build's flash, saved once (make flash BOARD=pico)
+        b.power_on(image, occupied={sq for sq in chess.SQUARES if b.board.piece_at(sq)})  # main.py runs
         # the options menu: E-board is the last item, one *takeback* back from the first
         press_until(b, "level", lambda t: t[0].startswith("Options 1/"), "a long level", long=True)
         press_until(b, "takeback", lambda t: t[1] == "E-board:", "takeback to E-board")
