@@ -36,7 +36,7 @@ simulator turns it into device time).
 from firmware.compat import const, heap_figures, ticks_diff
 from firmware.engine.position import Position
 from firmware.engine.search import mate_in_moves
-from firmware.loader import borrow, call, release
+from firmware import loader
 
 _TYPE_CHECKING = const(0)  # the names the field declarations use, for the type checker only
 if _TYPE_CHECKING:
@@ -142,14 +142,14 @@ class App:
         sensor event and button press (for replay in the simulator). `console`: an object whose
         readline() returns a line or None (the USB serial line), `write`: prints a console answer.
         The statistics live beside the journal (none without one)."""
-        call(_BOOT, "init_app", self, hw, searcher, book, journal, ticks_ms, console, write, settings, start_fen,
+        loader.call(_BOOT, "init_app", self, hw, searcher, book, journal, ticks_ms, console, write, settings, start_fen,
              seed, log, poll_target_ms, sensor_log, collect)
 
     # ---- start-up ---------------------------------------------------------------------------
     def boot(self, now_ms):
         """First scan (taken as the settled board) and resume from the journal: the start-up
         code lives in features/boot.py, loaded for it and released after."""
-        call(_BOOT, "boot_app", self, now_ms)
+        loader.call(_BOOT, "boot_app", self, now_ms)
 
     # ---- the main loop ---------------------------------------------------------------------
     def service(self, now_ms):
@@ -166,7 +166,7 @@ class App:
             for i in range(8):
                 raw[i] = fed[i]
         if len(self.faults) != self._faults_seen:  # a device stopped answering, or answers again
-            call(_FAULTS, "news", self, now_ms)  # loaded for the news, released after
+            loader.call(_FAULTS, "news", self, now_ms)  # loaded for the news, released after
         deb.update(self.raw, now_ms)
         ev = deb.pop()
         if ev >= 0:
@@ -221,9 +221,9 @@ class App:
         it, and features/console.py (the rest: 5 KB) only if feed does not know the line;
         each is dropped after."""
         try:
-            done = call("firmware.features.feed", "handle", self, line, now_ms)
+            done = loader.call("firmware.features.feed", "handle", self, line, now_ms)
             if done == _NOT_FEED:
-                done = call("firmware.features.console", "handle", self, line, now_ms)
+                done = loader.call("firmware.features.console", "handle", self, line, now_ms)
         finally:
             self.controller.tidy()
             if self.collect is not None:
@@ -416,18 +416,18 @@ def main(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     import gc
 
     try:
-        boot = borrow(_BOOT)
+        boot = loader.borrow(_BOOT)
         app = boot.build(board_module, journal_path, book_path, sensor_log_path)
         boot.boot_app(app, app.ticks_ms())
     except MemoryError:
         boot = app = None
-        release(_BOOT)
+        loader.release(_BOOT)
         gc.collect()
         print("Reedchess cannot start: out of memory (%d bytes free now). The saved game is kept on "
               "flash. Check that only Reedchess's files are on the board and that the board config "
               "fits (docs/memory.md)" % heap_figures()[0])
         return
     boot = None
-    release(_BOOT)
+    loader.release(_BOOT)
     gc.collect()
     app.run(booted=True)

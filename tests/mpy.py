@@ -61,3 +61,15 @@ def run_mpy(code, stdin=None, timeout=300, heapsize=None, extra_path=None):
 def run_mpy_module(module, args=(), stdin=None, timeout=300, heapsize=None, extra_path=None):
     """Run `micropython -m module args...`; return its stdout."""
     return _run(["-m", module] + list(args), stdin, timeout, heapsize, extra_path)
+
+
+def released(name):
+    """No part of the firmware holds the module `name` any more (firmware/loader.py): nobody
+    has borrowed it, and if the loader imported it, it is out of sys.modules. (A module a test
+    imported by a statement stays with that test.)"""
+    import sys
+
+    from firmware import loader
+
+    state = loader._state.get(name, 0)
+    return state < 2 and not (state & 1 and name in sys.modules)

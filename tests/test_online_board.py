@@ -145,7 +145,9 @@ def test_the_end_from_the_server_then_new_leaves_online_play():
     assert online_lines(sim, mark) == ["online left"]
     assert one(sim, "online status") == "online off"
     assert one(sim, "settings").startswith("level 5, computer Black")  # as before
-    assert sim.game() == [] and "firmware.features.online" not in __import__("sys").modules
+    from firmware.controller.flow import HELD
+
+    assert sim.game() == [] and not sim.app.controller._holding & 1 << HELD.index("online")  # let go
 
 
 def test_resignation_abort_and_stop():

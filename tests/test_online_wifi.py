@@ -16,7 +16,7 @@ from host_sim import Simulator
 from online.bridge import Bridge, Redactor, make_client
 from online.lichess_server import LichessServer
 from online.links import SimLink
-from tests.mpy import ROOT, micropython_path
+from tests.mpy import ROOT, micropython_path, released
 from tests.test_controller_mpy import SETUP
 from tests.test_online_bridge import OPERA
 
@@ -183,9 +183,7 @@ def test_the_boards_client_plays_resumes_a_dropped_stream_and_keeps_the_token_ou
     assert sim.state()["result"] == "0-1" and sim.app.searches == 0
     sim.press("new")
     spin(sim, lambda: sim.console("online status") == ["online off"])
-    import sys
-
-    assert "firmware.features.online_net" not in sys.modules and "firmware.features.online_http" not in sys.modules
+    assert released("firmware.features.online_net") and released("firmware.features.online_http")
     # the token: only in online.cfg on the board's flash, nowhere else
     texts = sim.console_lines + [sim.pgn(), repr(server.requests)] + list(sim.display_text())
     texts += [bytes(data).decode("latin-1") for name, data in sim.flash.files.items() if "online.cfg" not in name]

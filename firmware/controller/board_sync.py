@@ -48,7 +48,6 @@ from array import array
 
 from firmware.compat import const, ticks_diff
 from firmware.engine.position import Position
-from firmware.loader import borrow, release
 
 # ---- occupancy -----------------------------------------------------------------------------
 # Occupancy bitmaps and the cells a move changes: the vocabulary of board sync.
@@ -629,6 +628,8 @@ class BoardSync:
     def __init__(self, stable_ms=400, unexplained_ms=3000):
         # The checks and the state live in board_sync_setup.py, loaded for this call and
         # dropped after it: it runs once, so its code does not stay in a board's heap
+        from firmware.loader import borrow, release  # (here: no global entry in this big module)
+
         setup = borrow(_SETUP)
         try:
             inference = Inference()

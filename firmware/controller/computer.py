@@ -20,7 +20,7 @@ depth of each level are copied here once.
 """
 from array import array
 
-from firmware.loader import borrow, release
+from firmware import loader
 
 from firmware.engine.position import Position
 from firmware.engine.search import MAX_PLY
@@ -56,6 +56,13 @@ class Computer:
         lv = _levels()
         try:
             return tuple(entry.name for entry in lv.LEVELS)
+        finally:
+            _release()
+
+    def level_name(self, index):
+        lv = _levels()
+        try:
+            return lv.LEVELS[index].name
         finally:
             _release()
 
@@ -102,7 +109,7 @@ class Computer:
         moves as an open Book seeded once."""
         if (position.fullmove - 1) * 2 + (1 if position.stm else 0) >= plies:
             return 0  # past the level's book depth: no need to touch the file
-        bookmod = borrow(_BOOK)
+        bookmod = loader.borrow(_BOOK)
         move = 0
         try:
             # the search's move buffer is idle here: the book needs no 1 KB one of its own
@@ -122,7 +129,7 @@ class Computer:
             self._book_rng = book._rng_state
             book.close()
         bookmod = book = None
-        release(_BOOK)
+        loader.release(_BOOK)
         return move
 
     def prepare(self, game_position, ponder_move=0):
@@ -203,8 +210,8 @@ _BOOK = "firmware.engine.book"  # the book's reader, borrowed for each lookup (~
 
 def _levels():
     """firmware.engine.levels for a call; hand it back with _release()."""
-    return borrow(_LEVELS)
+    return loader.borrow(_LEVELS)
 
 
 def _release():
-    release(_LEVELS)
+    loader.release(_LEVELS)

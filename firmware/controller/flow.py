@@ -53,7 +53,7 @@ from firmware.engine import rules
 from firmware.engine.constants import from_sq64, to_sq64
 from firmware.engine.constants import START_FEN
 from firmware.engine.notation import san
-from firmware.loader import borrow, call, release
+from firmware import loader
 
 _TYPE_CHECKING = const(0)  # the names the field declarations use, for the type checker only
 if _TYPE_CHECKING:
@@ -134,7 +134,9 @@ class Controller:
     occupancy: bytearray  # the debouncer's stable occupancy, read-only here
     ui: "Ui"
     journal: "Journal | None"
-    level_names: tuple
+    level_count: int
+    _level_named: int  # the level whose name _level_text holds (-1: none yet)
+    _level_text: str
     log: "Callable[[str], None] | None"
     # -- the flow
     phase: int  # PLAYER .. SETUP (ui.py)
@@ -203,7 +205,19 @@ class Controller:
 
     # ---- helpers --------------------------------------------------------------------------
     def level_name(self, index):
-        return self.level_names[index] if 0 <= index < len(self.level_names) else "?"
+        """The name of level `index`. Only the last one asked for is kept (the display asks for
+        the current level's on every refresh); another is read from the level table, which
+        is loaded for it: all 37 names would hold over 1 KB of a stock Pico's heap."""
+        if index != self._level_named:
+            if not 0 <= index < self.level_count:
+                return "?"
+            self._level_text = self.computer.level_name(index) if self.computer is not None else "default"
+            self._level_named = index
+        return self._level_text
+
+    def level_names(self):
+        """Every level's name, made for the caller (the statistics' pages)."""
+        return self.computer.level_names() if self.computer is not None else ("default",)
 
     def say(self, text, now_ms):
         self.message = text
@@ -294,7 +308,7 @@ class Controller:
         """Run the rare action `name` (ACTIONS says which feature module has it) with this
         controller and `args`: the module is loaded for it and released after (an action
         calling another keeps it until the outermost returns; ~50 ms on the chip)."""
-        return call(_FEATURES + ACTIONS[name], name, self, *args)
+        return loader.call(_FEATURES + ACTIONS[name], name, self, *args)
 
     def new_game(self, now_ms, start_fen=None, swap_sides=False):
         """Start a new game (the old one goes to the archive). Raises FenError for a bad FEN."""
@@ -617,10 +631,10 @@ class Controller:
         """The feature module `name` (one of HELD), borrowed from the loader for as long as
         the controller uses it: while its attribute of the same name holds its object (the
         options menu: while it is open). tidy() releases it after."""
-        module = borrow(_FEATURES + name)
+        module = loader.borrow(_FEATURES + name)
         bit = 1 << HELD.index(name)
         if self._holding & bit:
-            release(_FEATURES + name)  # held already: still one borrow
+            loader.release(_FEATURES + name)  # held already: still one borrow
         else:
             self._holding |= bit
         return module
@@ -634,7 +648,7 @@ class Controller:
             if self._holding & bit and (self.menu != _ui.MENU_OPTIONS if name == "options"
                                         else getattr(self, name) is None):
                 self._holding &= ~bit
-                release(_FEATURES + name)
+                loader.release(_FEATURES + name)
 
     def want_touch(self):
         """Touch-move loaded while its setting is on."""

@@ -33,7 +33,6 @@ power at every write. Journal errors (full flash, missing directory) raise OSErr
 caller, which carries on without persistence rather than stopping the game.
 """
 from firmware.compat import const
-from firmware.loader import call
 from firmware.controller.flashfile import FlashFiles
 
 _TYPE_CHECKING = const(0)  # the names the annotations use, for the type checker only
@@ -93,6 +92,8 @@ def _rare(name, journal, *args):
     """Run the read side (load, games), a new game or the archiving of
     features/journal_rare.py: loaded for it and released after (when the outermost such call
     returns); record_* (every move) stay here."""
+    from firmware.loader import call
+
     return call("firmware.features.journal_rare", name, journal, *args)
 
 

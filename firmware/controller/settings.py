@@ -21,7 +21,6 @@ Format: version 2 (8 bytes; the last one the e-board mode, 0 in older records). 
 records (5 options, no clock/trainer) still load, the newer options taking their defaults.
 """
 from firmware.compat import const
-from firmware.loader import call
 
 WHITE = const(0)
 BLACK = const(8)
@@ -36,6 +35,8 @@ SETS = ("KQ", "KR", "KBB", "KBN", "KRN", "KRB")  # the mate trainer's sets (feat
 def _rare(name, *args):
     """check, from_bytes and assign (start-up, options menu) live in
     features/settings_rare.py: loaded for the call, released after."""
+    from firmware.loader import call
+
     return call("firmware.features.settings_rare", name, *args)
 
 

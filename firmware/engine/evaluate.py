@@ -35,7 +35,6 @@ within +-(KNOWN_WIN + 8000), far from the search's mate scores.
 from array import array
 
 from firmware.compat import const, micropython, ptr8, ptr16
-from firmware.loader import call, drop_unused
 from firmware.engine import endgame
 from firmware.engine.tunables import NO_PAWN_DRAW_DIV, TEMPO
 from firmware.engine.position import ATTACK_STEPS
@@ -93,6 +92,8 @@ def pack_terms(T=None):
     drops tunables.py from sys.modules, so a later import is a fresh copy) into _TERMS.
     The packing lives in terms.py, loaded for the call and dropped after it: it runs at import
     and for tuners, so its code does not stay in a board's heap."""
+    from firmware.loader import call  # (here, not at the top: no global entry in this big module)
+
     call("firmware.engine.terms", "pack", _TERMS, T)
 
 
@@ -122,6 +123,8 @@ def init():
     global _ready
     if _ready:
         return
+    from firmware.loader import call, drop_unused
+
     call("firmware.engine.pesto", "install")
     drop_unused("firmware.engine.tunables")
     for df in range(-7, 8):

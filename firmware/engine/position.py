@@ -21,7 +21,6 @@ from array import array
 
 from firmware.compat import const, micropython, ptr8, ptr16, ptr32
 from firmware.engine import zobrist
-from firmware.loader import borrow, call, release
 from firmware.engine.constants import (  # noqa: F401  (FenError: part of this module's API)
     BISHOP_STEPS,
     KING_STEPS,
@@ -322,6 +321,8 @@ class Position:
         if fen is None:
             self.set_start()
         else:
+            from firmware.loader import call  # (here: no global entry in this big module)
+
             call(_FEN, "set_fen", self, fen)
 
     # ---- setting up -------------------------------------------------------------------
@@ -361,6 +362,8 @@ class Position:
         position's FEN back, with fen.py loaded for this call only unless it was loaded
         already: the firmware reads a FEN this way, as the parser is 4.7 KB of heap that a
         game from the initial position never needs."""
+        from firmware.loader import borrow, release
+
         fen = borrow(_FEN)
         try:
             fen.set_fen(self, text)

@@ -62,7 +62,6 @@ from firmware.engine.constants import KING_STEPS, KNIGHT_STEPS, ROOK_STEPS
 from firmware.engine.see import see
 from firmware.engine.position import PST_EG, PST_MG
 from firmware.engine.zobrist import PIECE_BASE, TABLE_SIZE
-from firmware.loader import call
 
 _TYPE_CHECKING = const(0)  # the names the field declarations use, for the type checker only
 if _TYPE_CHECKING:
@@ -395,6 +394,8 @@ class Searcher:
         # The arguments' checks and the tables' allocation live in search_setup.py, loaded
         # for this call and dropped after it: it runs once, so its code does not stay in a
         # board's heap (the sizes below are this module's private constants)
+        from firmware.loader import call  # (here: no global entry in this big module)
+
         call("firmware.engine.search_setup", "setup", self, tt_entries, poll_nodes, clock_ms, seed, move_stack,
              stack_bytes, (_Q_CELLS * _Q_LEVELS, _PV_PLY, _MAX_MOVES, MAX_PLY, STACK_RESERVE), Info, SearchError)
 

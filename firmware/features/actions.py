@@ -156,7 +156,7 @@ def menu_button(self, name, kind, now_ms):
     s = self.settings
     self.menu_deadline = ticks_add(now_ms, _MENU_MS)
     self.dirty = True
-    count = len(self.level_names)
+    count = self.level_count
     level_menu = self.menu == _ui.MENU_LEVEL
     if not level_menu and name in ("level", "takeback", "hint"):
         self.hold("options").button(self, name, kind)
@@ -253,7 +253,9 @@ def init(self, game, sync, settings, occupancy, ui, journal, computer, log):
     self.occupancy = occupancy  # the debouncer's stable bytearray(8), read-only here
     self.ui = ui
     self.journal = journal
-    self.level_names = computer.level_names() if computer is not None else ("default",)
+    self.level_count = computer.level_count() if computer is not None else 1
+    self._level_named = -1
+    self._level_text = ""
     self.log = log
     self.phase = PLAYER
     self.dirty = True

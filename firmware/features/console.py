@@ -75,7 +75,7 @@ def _no_args(args):
 def _help(app, args, now_ms):
     for text in _HELP:
         if "%d" in text:
-            text = text % len(app.controller.level_names)
+            text = text % app.controller.level_count
         elif "%s" in text:
             text = text % ", ".join(app.button_names)
         app.write(text)
@@ -104,7 +104,7 @@ def _stats(app, args, now_ms):
     from firmware.controller.settings import SETS
 
     c = app.controller
-    lines = c.stats_call("lines", c.level_names, SETS)
+    lines = c.stats_call("lines", c.level_names(), SETS)
     for text in lines if lines is not None else ["no statistics"]:
         app.write(text)
 
@@ -144,9 +144,9 @@ def _number(args, what):
 
 def _level(app, args, now_ms):
     c = app.controller
-    usage = "level N with N in 1..%d" % len(c.level_names)
+    usage = "level N with N in 1..%d" % c.level_count
     n = _number(args, usage)
-    if not 1 <= n <= len(c.level_names):
+    if not 1 <= n <= c.level_count:
         raise ConsoleError("usage: " + usage)
     c.settings.level = n - 1
     c.to_journal("record_settings", c.settings.to_bytes())

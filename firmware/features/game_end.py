@@ -39,7 +39,7 @@ def stats_call(self, name, *args):
         return None
     stats = borrow(_STATS)
     try:
-        st = stats.Stats(j.path, j.open_fn, j.fs, len(self.level_names), len(SETS))
+        st = stats.Stats(j.path, j.open_fn, j.fs, self.level_count, len(SETS))
         st.load()
         return getattr(st, name)(*args)
     except OSError as exc:

@@ -71,7 +71,7 @@ from firmware.compat import const, ticks_diff
 from firmware.controller import ui as _ui
 from firmware.engine.notation import uci
 from firmware.engine.uci_parse import parse_uci
-from firmware.loader import borrow, call, drop_unused, release
+from firmware.loader import call, drop_unused, release
 
 _NOBODY = const(16)  # copy of firmware.controller.settings.NOBODY
 _LONG = const(2)  # copy of firmware.io.buttons.LONG
@@ -93,29 +93,6 @@ class OnlineError(ValueError):
 _NET = "firmware.features.online_net"  # the board's own client (Wi-Fi boards)
 
 
-def _with_net(c, function, *args):
-    """Call online_net's `function`. The module stays borrowed while the board's own client
-    runs (c.online.net; Online.leave releases it), else it goes again with what it imported."""
-    module = borrow(_NET)
-    try:
-        return getattr(module, function)(*args)
-    finally:
-        module = None
-        o = c.online
-        if o is not None and o.net is not None and not o.net_held:
-            o.net_held = True  # this borrow is the running client's
-        else:
-            release(_NET)
-            _net_gone()
-
-
-def _net_gone():
-    """online_net's own imports go with it (nothing else imports them)."""
-    if _NET not in sys.modules:
-        drop_unused("firmware.features.online_http")
-        drop_unused("firmware.features.online_state")
-
-
 def command(app, args, now_ms):
     """Carry out `online <args...>` (args: the words after `online`) and print the answer."""
     app.write(run(app, args, now_ms))
@@ -130,7 +107,7 @@ def run(app, args, now_ms):
     if o is not None:
         o.write = app.write  # a game resumed at boot had no App yet
     if word in _NET_WORDS:
-        return _with_net(c, "command", app, word, args[1:], now_ms)
+        return call(_NET, "command", app, word, args[1:], now_ms)
     if word == "start":
         return _start(app, c, args[1:], now_ms)
     if word == "status":
@@ -264,7 +241,6 @@ class Online:
         self.side = side  # the player's colour: 0 White, 8 Black
         self.game_id = game_id  # None: waiting for a game of the network client (the lobby)
         self.net = None  # features.online_net.NetClient when the board plays over its own network
-        self.net_held = False  # online_net is borrowed for self.net (_with_net)
         self.saved_side = c.settings.computer_side  # restored on leaving
         self.ply = 0  # the game's plies as last seen (a drop: a move taken back by hand)
         self.undo = False  # the player moved the opponent's piece: take it back next pass
@@ -357,7 +333,7 @@ class Online:
         itself (online.cfg has the server and the token) and the game's stream brings the
         server's state."""
         try:
-            _with_net(c, "resume", _Host(c, self), self.game_id, now_ms)
+            call(_NET, "resume", _Host(c, self), self.game_id, now_ms)
         except ValueError as exc:  # no token any more, no CA for https, ...
             self.write("online net: %s" % (exc,))
             c.say("Online: net failed", now_ms)
@@ -516,6 +492,17 @@ class Online:
                 c.enter_play(now_ms)  # VERIFY until the last move is on the board, then OVER
         c.say("%s %s" % (result, status)[:21], now_ms)
 
+    def drop_net(self):
+        """Close the board's own client and let its module go (online_net borrows itself for
+        the client it starts); what that module imported goes with it."""
+        if self.net is not None:
+            self.net.close()
+            self.net = None
+            release(_NET)
+            if _NET not in sys.modules:
+                drop_unused("firmware.features.online_http")
+                drop_unused("firmware.features.online_state")
+
     def leave(self, c, now_ms, new_game=True):
         """Normal play again: the computer's side as before; the network client (if any)
         closes. `new_game`: the kept local game comes back (True returned), else a running
@@ -524,13 +511,7 @@ class Online:
         s = c.settings
         s.computer_side = self.saved_side
         c.online = None
-        if self.net is not None:
-            self.net.close()
-            self.net = None
-            if self.net_held:
-                self.net_held = False
-                release(_NET)
-                _net_gone()
+        self.drop_net()
         self.unmark(c)
         c.clock_key = -1  # the options' clock again (off while online: poll)
         c.dirty = True

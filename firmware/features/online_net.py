@@ -34,6 +34,7 @@ import json
 from firmware.compat import const, ticks_add, ticks_diff
 from firmware.features.online_http import Conn
 from firmware.features.online_state import OnlineGame
+from firmware.loader import borrow
 
 _POLL_MS = const(10)  # the sockets are looked at this often (the scan runs in between)
 _RETRY_MS = const(2000)  # a dropped stream is opened again after this
@@ -107,6 +108,7 @@ def _net(app, files, args, now_ms):
         o = online.Online(c, app.write, 0, None)  # waiting for a game of the client
         c.online = o
     o.net = client
+    borrow("firmware.features.online_net")  # held for the client: Online.drop_net lets it go
     client.start(now_ms)
     c.dirty = True
     return "ok"
@@ -251,7 +253,7 @@ class NetClient(OnlineGame):
         self.close()
         o = self.c.online
         if o is not None:
-            o.net = None
+            o.drop_net()
             if o.game_id is None:
                 o.leave(self.c, self.now, False)
         self._say(say)
