@@ -22,8 +22,9 @@ modules are imported again the next time, as on a board.
 """
 import sys
 
-# module name -> its users << 1 | 1 if borrow() imported it (then its last release drops it).
-# An entry stays once made: after the first borrow of a name the table does not grow.
+# module name -> its users << 1 | 1 if borrow() imported it (then its last release drops it);
+# a name with neither leaves the table. The table keeps its room once it has grown: its deleted
+# entries' slots are used again, so it grows only with the most names borrowed at once.
 _state = {}
 
 
@@ -46,14 +47,16 @@ def release(name):
     state = _state.get(name, 0) - 2
     if state < 0:
         raise RuntimeError("release(%r) without a borrow" % (name,))
-    if state == 1:
-        state = 0
+    if state > 1:
+        _state[name] = state
+        return
+    del _state[name]
+    if state:  # no user left, and borrow imported it
         sys.modules.pop(name, None)
         dot = name.rfind(".")
         package = sys.modules.get(name[:dot])
         if package is not None and name[dot + 1:] in package.__dict__:
             delattr(package, name[dot + 1:])
-    _state[name] = state
 
 
 def call(name, function, *args):

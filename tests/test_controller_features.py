@@ -37,7 +37,7 @@ def options():
     run(50)
 
 def stats():
-    assert c.stats_call("lines", c.level_names(), ()) is not None
+    assert c.stats_call("lines", c.computer.level_names(), ()) is not None
     assert c.stats_call("games", 3) == (0, 0, 0)
 
 def console():

@@ -215,10 +215,6 @@ class Controller:
             self._level_named = index
         return self._level_text
 
-    def level_names(self):
-        """Every level's name, made for the caller (the statistics' pages)."""
-        return self.computer.level_names() if self.computer is not None else ("default",)
-
     def say(self, text, now_ms):
         self.message = text
         self.message_deadline = ticks_add(now_ms, _MESSAGE_MS)

@@ -104,7 +104,7 @@ def _stats(app, args, now_ms):
     from firmware.controller.settings import SETS
 
     c = app.controller
-    lines = c.stats_call("lines", c.level_names(), SETS)
+    lines = c.stats_call("lines", c.computer.level_names() if c.computer is not None else ("default",), SETS)
     for text in lines if lines is not None else ["no statistics"]:
         app.write(text)
 

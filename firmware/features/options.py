@@ -99,7 +99,7 @@ def text(c):
 
 def stats_text(c):
     """The statistics page `c.stats_page` (two lines per page)."""
-    lines = c.stats_call("lines", c.level_names(), SETS)
+    lines = c.stats_call("lines", c.computer.level_names() if c.computer is not None else ("default",), SETS)
     if lines is None:
         lines = ["no statistics"]
     pages = (len(lines) + 1) // 2
