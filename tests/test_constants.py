@@ -8,7 +8,8 @@ import os
 import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COPY = re.compile(r"^(_?[A-Z][A-Z0-9_]*) = (.+?)\s+# copy of ((?:firmware|boards)(?:\.\w+)+)\.(_?[A-Za-z][A-Za-z0-9_]*)\b")
+COPY = re.compile(r"^(_?[A-Z][A-Z0-9_]*) = (.+?)\s+# copy of "
+                  r"((?:firmware|boards)(?:\.\w+)+)\.(_?[A-Za-z][A-Za-z0-9_]*)\b")
 
 
 def _value(expr):
