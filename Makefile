@@ -43,7 +43,7 @@ emulators-if-possible: $(STAMP)
 ## the headless-Chromium tests of the web page included (skipped, with the reason, without chromium + chromedriver);
 ## the emulated-Pico and wasm-port tests included (installed first; skipped, with the reason, without node/npm)
 test: $(STAMP) emulators-if-possible
-	@$(PY) -m pytest -n $(JOBS) --dist worksteal -q tests; rc=$$?; \
+	@$(PY) -m pytest -n $(JOBS) --dist worksteal -q --durations=20 tests; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests"; exit 1; fi; exit $$rc
 
 ## test-fast: skip tests marked slow
