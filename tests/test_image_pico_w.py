@@ -37,15 +37,15 @@ gc.collect()
 import boards.pico_w as board
 board.CONFIG['tt_entries'] = %(tt)d
 board.CONFIG['boot_gc_threshold'] = 32768
-from firmware import features
-boot = features.load('boot')
+from firmware import loader
+boot = loader.borrow('firmware.features.boot')
 app = boot.build(board, '/', %(book)r, None)
 boot.boot_app(app, app.ticks_ms())
 boot = None
-features.drop('boot')
+loader.release('firmware.features.boot')
 gc.collect()
 print('GAME', gc.mem_free())
-features.load('online')
+app.controller.hold('online')
 from firmware.features import online_net
 client = online_net.NetClient(app, {'token': 'lip_' + 'x' * 20, 'server': 'http://lichess.org'}, 'seek', (10, 0), None)
 gc.collect()
