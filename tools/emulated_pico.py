@@ -167,8 +167,7 @@ def check_official(path):
         data = uf2_to_bin(data)
     from tools.image import MICROPYTHON_VERSION
 
-    if b"MicroPython v%s" % MICROPYTHON_VERSION.encode() not in data and (
-            b"v%s" % MICROPYTHON_VERSION.encode()) not in data:
+    if b"v%s" % MICROPYTHON_VERSION.encode() not in data:
         raise ValueError("%s is not MicroPython %s (get RPI_PICO's v%s release from micropython.org/download/RPI_PICO)"
                          % (path, MICROPYTHON_VERSION, MICROPYTHON_VERSION))
     if b"RP2040" not in data or b"Raspberry Pi Pico" not in data:
@@ -182,7 +181,7 @@ def install_firmware(log=print, src=None):
     or why it could not."""
     dest = os.path.join(RP_DIR, STOCK_FIRMWARE)
     info_path = os.path.join(RP_DIR, STOCK_INFO)
-    user = os.environ.get(USER_FIRMWARE)
+    user = os.environ.get(USER_FIRMWARE) or None
     if os.path.exists(dest) and os.path.exists(info_path):
         with open(info_path) as f:
             info = json.load(f)
