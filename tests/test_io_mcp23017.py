@@ -282,27 +282,24 @@ bus.pins[0] = 0xFE   # a1 (chip 0 GPA0) pulled low: a piece
 bus.pins[7] = 0x7F   # h8 (chip 3 GPB7)
 b = bytearray(8)
 r = "ok"
-heap_lock()
-try:
-    for i in range(30):
-        m.scan_into(b)
-except MemoryError:
-    r = "allocated"
-heap_unlock()
-print(r, list(b))
+
+def locked_scans():  # 30 scans with the heap locked: "ok", or "allocated"
+    r = "ok"
+    heap_lock()
+    try:
+        for i in range(30):
+            m.scan_into(b)
+    except MemoryError:
+        r = "allocated"
+    heap_unlock()
+    return r
+
+print(locked_scans(), list(b))
 bus.gone = 1
 m.scan_into(b)
 m.scan_into(b)
 print(faults)
-r = "ok"
-heap_lock()
-try:
-    for i in range(30):
-        m.scan_into(b)
-except MemoryError:
-    r = "allocated"
-heap_unlock()
-print(r, list(b))
+print(locked_scans(), list(b))
 """
 
 
