@@ -13,7 +13,7 @@ CONFIG = {
     "buzzer": {"pin": 21},
     "display": {"kind": "ssd1306", "i2c": 1, "sda": 26, "scl": 27, "addr": 0x3C, "freq_hz": 400000},
     "status": {"kind": "pixel"},  # a 65th WS2812 on the same chain, after a8 (where the serpentine chain ends)
-    "heap_bytes": 229680,  # gc.mem_free() right after boot: stock MicroPython 1.29, emulated Pico
+    "heap_bytes": 229680,  # gc.mem_free() after boot on a stock 1.29 preview (1.28.0 leaves ~12 KB more)
     "tt_entries": 2048,
     "game_plies": 300,  # 150 moves each, as the ESP32 (16 bytes a ply: 4.8 KB less than the default 600)
     "move_stack": 768,  # the least allowed: searches like 2048 at the top level (tests/test_memory_config.py)

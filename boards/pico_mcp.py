@@ -21,7 +21,7 @@ CONFIG = {
     "buzzer": {"pin": 21},
     "display": {"kind": "ssd1306", "i2c": 1, "sda": 26, "scl": 27, "addr": 0x3C, "freq_hz": 400000},
     "status": {"kind": "pixel"},  # a 65th WS2812 on the same chain, after a8 (where the serpentine chain ends)
-    "heap_bytes": 229680,  # the pico board's: the same stock MicroPython 1.29 on the same chip
+    "heap_bytes": 229680,  # the pico board's figure: the same stock MicroPython on the same chip
     "tt_entries": 2048,
     "game_plies": 300,
     "move_stack": 768,
