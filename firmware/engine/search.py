@@ -954,13 +954,13 @@ class Searcher:
                 stm = pos.stm
                 pieces = c[stm | 4] or c[stm | 5] or c[stm | 2] + c[stm | 3] >= 2
                 if null_ok and depth >= NULL_MIN_DEPTH and static >= beta and pieces:
-                    r = NULL_R + depth // 6
+                    reduction = NULL_R + depth // 6
                     if static - beta >= NULL_EXTRA_MARGIN:
-                        r += 1  # far above beta: a shallower look is enough
+                        reduction += 1  # far above beta: a shallower look is enough
                     pos.make_null()
                     # no repetition reaches back across a null move (unmake restores the clock)
                     pos.halfmove = 0
-                    s = -self._search(-beta, -beta + 1, depth - 1 - r, ply + 1, False, False)
+                    s = -self._search(-beta, -beta + 1, depth - 1 - reduction, ply + 1, False, False)
                     pos.unmake()
                     if self.stopped:
                         return 0
@@ -1039,23 +1039,23 @@ class Searcher:
             if legal == 1:
                 s = -self._search(-beta, -alpha, new_depth, ply + 1, chk, True)
             else:
-                r = 0
+                reduction = 0
                 if quiet and depth >= LMR_MIN_DEPTH and legal > LMR_FIRST and not in_check and not chk:
-                    r = 1
+                    reduction = 1
                     if legal > LMR_SECOND:
-                        r += 1
+                        reduction += 1
                     if depth >= LMR_THIRD_DEPTH and legal > LMR_THIRD:
-                        r += 1
+                        reduction += 1
                     if pvnode or bs >= _SPARED:
-                        r -= 1
+                        reduction -= 1
                     elif bs < _HISTORY_ZERO:
-                        r += 1  # a move that failed here before
+                        reduction += 1  # a move that failed here before
                     if tt_capture:
-                        r += 1  # the best move here is a capture: a quiet move is less likely to matter
-                    if new_depth - r < 1:
-                        r = new_depth - 1 if new_depth > 1 else 0
-                s = -self._search(-alpha - 1, -alpha, new_depth - r, ply + 1, chk, True)
-                if s > alpha and r and not self.stopped:
+                        reduction += 1  # the best move here is a capture: a quiet move is less likely to matter
+                    if new_depth - reduction < 1:
+                        reduction = new_depth - 1 if new_depth > 1 else 0
+                s = -self._search(-alpha - 1, -alpha, new_depth - reduction, ply + 1, chk, True)
+                if s > alpha and reduction and not self.stopped:
                     s = -self._search(-alpha - 1, -alpha, new_depth, ply + 1, chk, True)
                 if s > alpha and s < beta and pvnode and not self.stopped:
                     s = -self._search(-beta, -alpha, new_depth, ply + 1, chk, True)
@@ -1069,45 +1069,10 @@ class Searcher:
                     alpha = s
                     best_move = m
                     if ply < _PV_PLY - 1:
-                        pv = self.pv
-                        pv_len = self.pv_len
-                        base = ply * _PV_PLY - ((ply * (ply - 1)) >> 1)  # see __init__
-                        pv[base] = m
-                        cl = pv_len[ply + 1]
-                        cb = base + _PV_PLY - ply  # the child's row
-                        j = 0
-                        while j < cl:
-                            pv[base + 1 + j] = pv[cb + j]
-                            j += 1
-                        pv_len[ply] = cl + 1
+                        self._extend_pv(ply, m)
                     if s >= beta:
                         if quiet:
-                            if m != k1:
-                                kil[2 * ply + 1] = k1
-                                kil[2 * ply] = m
-                            if prev >= 0:
-                                counters[prev] = m & 0xFFFF
-                            # history with gravity: the cutting move gains, every quiet move
-                            # tried before it here loses the same; v * bonus // HISTORY_MAX
-                            # keeps each cell within +-HISTORY_MAX without rescaling the table
-                            # (r is the bonus, victim a move: names reused, since on the chips
-                            # a bytecode function with many locals takes its frame from the
-                            # heap: docs/engine.md, "Machine code and the C stack")
-                            r = depth * depth
-                            if r > _HISTORY_BONUS_MAX:
-                                r = _HISTORY_BONUS_MAX
-                            hi_ = PIECE_BASE[b[m & 127]] + ((m >> 7) & 127)
-                            v = hist[hi_]
-                            hist[hi_] = v + r - v * r // HISTORY_MAX
-                            j = start
-                            k -= 1
-                            while j < k:
-                                victim = moves[j]
-                                if not b[(victim >> 7) & 127] and not (victim >> 14) & 7 and (victim >> 17) != 2:
-                                    hi_ = PIECE_BASE[b[victim & 127]] + ((victim >> 7) & 127)
-                                    v = hist[hi_]
-                                    hist[hi_] = v - r - v * r // HISTORY_MAX
-                                j += 1
+                            self._reward_quiet(m, ply, depth, start, k - 1, prev)
                         break
         self.sp = start
         if not legal:
@@ -1125,6 +1090,55 @@ class Searcher:
             s -= ply
         tt.store(lo, hi, best_move, bound, depth, s)
         return best
+
+    # The two cold parts of a node, out of _search: each runs only when a move raises alpha,
+    # and their locals would otherwise enlarge every node's frame (on the chips a bytecode
+    # function with many locals takes its frame from the heap: docs/engine.md, "Machine code
+    # and the C stack").
+
+    def _extend_pv(self, ply, move):
+        """The principal variation at ply becomes move followed by the child's (ply + 1)."""
+        pv = self.pv
+        pv_len = self.pv_len
+        row = ply * _PV_PLY - ((ply * (ply - 1)) >> 1)  # see __init__
+        pv[row] = move
+        child_len = pv_len[ply + 1]
+        child_row = row + _PV_PLY - ply
+        j = 0
+        while j < child_len:
+            pv[row + 1 + j] = pv[child_row + j]
+            j += 1
+        pv_len[ply] = child_len + 1
+
+    def _reward_quiet(self, move, ply, depth, start, tried_end, prev):
+        """A quiet move cut off at ply: it becomes the first killer and the countermove of the
+        move before (by that move's square, prev; -1 after a null move), and gains history
+        while every quiet move tried before it here (moves[start:tried_end]) loses the same.
+        History with gravity: v * bonus // HISTORY_MAX keeps each cell within +-HISTORY_MAX
+        without rescaling the table."""
+        kil = self.killers
+        if move != kil[2 * ply]:
+            kil[2 * ply + 1] = kil[2 * ply]
+            kil[2 * ply] = move
+        if prev >= 0:
+            self.counters[prev] = move & 0xFFFF
+        bonus = depth * depth
+        if bonus > _HISTORY_BONUS_MAX:
+            bonus = _HISTORY_BONUS_MAX
+        b = self.pos.board
+        hist = self.history
+        cell = PIECE_BASE[b[move & 127]] + ((move >> 7) & 127)
+        v = hist[cell]
+        hist[cell] = v + bonus - v * bonus // HISTORY_MAX
+        moves = self.moves
+        j = start
+        while j < tried_end:
+            tried = moves[j]
+            if not b[(tried >> 7) & 127] and not (tried >> 14) & 7 and (tried >> 17) != 2:
+                cell = PIECE_BASE[b[tried & 127]] + ((tried >> 7) & 127)
+                v = hist[cell]
+                hist[cell] = v - bonus - v * bonus // HISTORY_MAX
+            j += 1
 
     # ---- quiescence ---------------------------------------------------------------------
     @micropython.viper
