@@ -882,8 +882,9 @@ class Searcher:
                     return 0
                 j -= 2
                 i -= 2
-        c = pos.counts
-        if not (c[1] or c[9] or c[4] or c[12] or c[5] or c[13]) and c[2] + c[3] <= 1 and c[10] + c[11] <= 1:
+        counts = pos.counts
+        if (not (counts[1] or counts[9] or counts[4] or counts[12] or counts[5] or counts[13])
+                and counts[2] + counts[3] <= 1 and counts[10] + counts[11] <= 1):
             return 0
         # mate distance pruning
         if alpha < -MATE + ply:
@@ -905,18 +906,18 @@ class Searcher:
             if keys[slot] != hi:
                 slot = -1
         if slot >= 0:
-            d = tt.data[slot]
-            tt_move = d & _TT_MOVE_BITS
+            entry = tt.data[slot]
+            tt_move = entry & _TT_MOVE_BITS
             # a deep enough entry answers: off the PV any bound that settles the window, in
             # PV nodes too an exact score (+13 Elo at 1,000 nodes, docs/engine.md; the PV then
             # ends at this node)
-            if (d >> _TT_DEPTH) & 63 >= depth:
+            if (entry >> _TT_DEPTH) & 63 >= depth:
                 s = tt.scores[slot]
                 if s >= MATE_BOUND:
                     s -= ply
                 elif s <= -MATE_BOUND:
                     s += ply
-                bound = (d >> _TT_BOUND) & 3
+                bound = (entry >> _TT_BOUND) & 3
                 if bound == _EXACT or (not pvnode and ((bound == _LOWER and s >= beta)
                                                        or (bound == _UPPER and s <= alpha))):
                     return s
@@ -936,8 +937,8 @@ class Searcher:
             if slot >= 0:
                 s = tt.scores[slot]
                 if -MATE_BOUND < s < MATE_BOUND:
-                    d = (tt.data[slot] >> _TT_BOUND) & 3
-                    if d == _EXACT or (d == _LOWER and s > static) or (d == _UPPER and s < static):
+                    bound = (tt.data[slot] >> _TT_BOUND) & 3
+                    if bound == _EXACT or (bound == _LOWER and s > static) or (bound == _UPPER and s < static):
                         static = s
             if not pvnode and not self.exhaustive:
                 # reverse futility pruning: far above beta with little depth left
@@ -952,7 +953,7 @@ class Searcher:
                 # null move, not where zugzwang is common: king and pawns, or a single minor
                 # piece (e.g. kbK5/pp6/RP6/8/8/8/8/8 b: any move loses, passing would not)
                 stm = pos.stm
-                pieces = c[stm | 4] or c[stm | 5] or c[stm | 2] + c[stm | 3] >= 2
+                pieces = counts[stm | 4] or counts[stm | 5] or counts[stm | 2] + counts[stm | 3] >= 2
                 if null_ok and depth >= NULL_MIN_DEPTH and static >= beta and pieces:
                     reduction = NULL_R + depth // 6
                     if static - beta >= NULL_EXTRA_MARGIN:
