@@ -70,6 +70,34 @@ def test_every_key_fits_in_30_bits():
     assert len(set(used)) == len(used) and 0 not in used
 
 
+def _xorshift32(x):
+    """The key generator as its definition says it (Python's unbounded ints, cut to 32 bits)."""
+    x ^= (x << 13) & 0xFFFFFFFF
+    x ^= x >> 17
+    x ^= (x << 5) & 0xFFFFFFFF
+    return x
+
+
+def test_keys_are_xorshift32_from_the_scheme_seed_on_small_ints():
+    """zobrist keeps the generator's state in 16-bit halves (no big integers on a 32-bit
+    board); its draws are the 32-bit generator's, cut to 30 bits, in the tables' order."""
+    state = [zobrist._SEED >> 16, zobrist._SEED & 0xFFFF]
+    x = zobrist._SEED
+    for _ in range(2000):
+        x = _xorshift32(x)
+        assert zobrist._next_key(state) == x & 0x3FFFFFFF
+        assert state == [x >> 16, x & 0xFFFF]  # both halves below 2^16: every step's value < 2^29
+    zobrist.init()
+    x = zobrist._SEED
+    first = []
+    for _ in range(4):
+        x = _xorshift32(x)
+        first.append(x & 0x3FFFFFFF)
+    white_pawn_a1 = zobrist.PIECE_BASE[1]
+    assert [zobrist.PIECE_LO[white_pawn_a1], zobrist.PIECE_HI[white_pawn_a1],
+            zobrist.PIECE_LO[white_pawn_a1 + 1], zobrist.PIECE_HI[white_pawn_a1 + 1]] == first
+
+
 def test_keys_are_identical_under_micropython():
     code = (
         "from firmware.engine.position import Position\n"
