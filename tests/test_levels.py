@@ -24,6 +24,16 @@ def test_table_is_well_formed():
         assert 0 <= entry.noise_cp < 400  # far below a queen: a hanging queen is still taken
 
 
+def test_names_and_the_controllers_kinds_and_book_plies_follow_the_levels():
+    names = [entry.name for entry in LEVELS]
+    assert names[:5] == ["Fun 1", "Fun 2", "Fun 3", "Fun 4", "1 s/move"] and names[25] == "Analysis"
+    assert names[-1] == "Elo 2000" and find_level("analysis") == 25
+    kinds, book_plies = levels.kinds_and_book_plies()
+    assert list(kinds) == [1 if e.kind == levels.CLOCK else 2 if e.kind == levels.INFINITE else 0 for e in LEVELS]
+    assert list(book_plies) == [e.book_plies for e in LEVELS]
+    assert kinds.count(2) == 1 and kinds.count(1) == 4
+
+
 @pytest.mark.parametrize("index", range(len(LEVELS)))
 def test_every_level_gives_limits(index):
     limits = limits_for_level(index)

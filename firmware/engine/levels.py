@@ -149,7 +149,16 @@ class _Levels:
                          0, 0, noise, _RATED_BOOK_NOISY if noise else _RATED_BOOK)
         t = _TABLE
         i = index * 6
-        return Level(_NAMES.split("|")[index], KINDS[t[i]], t[i + 1], t[i + 2], t[i + 3], t[i + 4], t[i + 5])
+        return Level(_name(index), KINDS[t[i]], t[i + 1], t[i + 2], t[i + 3], t[i + 4], t[i + 5])
+
+
+def _name(index):
+    """The name of fixed level `index` in _NAMES (one slice: a split would build every name)."""
+    start = 0
+    for _ in range(index):
+        start = _NAMES.find("|", start) + 1
+    end = _NAMES.find("|", start)
+    return _NAMES[start:] if end < 0 else _NAMES[start:end]
 
 
 LEVELS = _Levels()
@@ -163,10 +172,19 @@ FUN_NODE_CAP = 3000
 def kinds_and_book_plies():
     """(kinds, book plies) of every level as two bytes objects: kind 1 a clock level, 2 the
     analysis (infinite) level, 0 any other. For the controller, which keeps them instead of this
-    module: its main loop asks every pass and must not allocate (LEVELS builds a Level on
-    every index)."""
-    return (bytes([1 if e.kind == CLOCK else 2 if e.kind == INFINITE else 0 for e in LEVELS]),
-            bytes([e.book_plies for e in LEVELS]))
+    module: its main loop asks every pass and must not allocate. Read from the packed tables
+    (LEVELS would build a Level per index: at boot on a Pico that cost 0.5 s)."""
+    kinds = bytearray(_COUNT)
+    books = bytearray(_COUNT)
+    clock = KINDS.index(CLOCK)
+    infinite = KINDS.index(INFINITE)
+    for index in range(_FIXED):
+        kind = _TABLE[6 * index]
+        kinds[index] = 1 if kind == clock else 2 if kind == infinite else 0
+        books[index] = _TABLE[6 * index + 5]
+    for k in range(_RATED_COUNT):
+        books[_FIXED + k] = _RATED_BOOK_NOISY if _RATED[3 * k + 2] else _RATED_BOOK
+    return bytes(kinds), bytes(books)
 
 
 def level(index):
