@@ -305,7 +305,6 @@ def test_d_boots_in_the_eboard_mode_with_the_same_room():
     from tests.eboard_hosts import ChessLinkHost
 
     b = PicoBoard(display=False)  # as (b): no display answers; the switches hold the start position
-    b.start()
     try:
         b.flash_or_reuse()
         b.pico.write_file("main.py", PROBE_MAIN)

@@ -37,10 +37,9 @@ def board():
     from host_sim.rp2040.pico_board import PicoBoard
 
     b = PicoBoard()
-    b.start()
     try:
         t0 = time.monotonic()
-        b.flash_output = b.flash_or_reuse()
+        b.image, b.flash_output = b.saved_flash()  # make flash's, once per build
         b.flash_s = time.monotonic() - t0
         yield b
     finally:
@@ -89,7 +88,8 @@ def test_whole_game_through_the_pins(board):
 
     b = board
     t0 = time.monotonic()
-    boot = b.boot()
+    # main.py runs, as after plugging in
+    boot = b.power_on(b.image, occupied={sq for sq in chess.SQUARES if b.board.piece_at(sq)})
     assert not any("Traceback" in line for line in boot), boot
     assert b.console("nodes %d" % NODES, lambda line: line == "ok") == "ok"
     wait_status(b, lambda s: s[0] == "player")

@@ -45,11 +45,10 @@ def board():
     from host_sim.rp2040.pico_board import PicoBoard
 
     b = PicoBoard()
-    b.start()
     b.tmp = tempfile.mkdtemp(prefix="pins-power-")
     try:
         t0 = time.monotonic()
-        b.flash_or_reuse()
+        b.image = b.saved_flash()[0]  # make flash's, once per build
         b.flash_s = time.monotonic() - t0
         yield b
     finally:
@@ -73,7 +72,7 @@ def test_power_cuts_resume_the_game(board):
 
     b = board
     t0 = time.monotonic()
-    b.boot()
+    b.power_on(b.image, occupied={sq for sq in chess.SQUARES if b.board.piece_at(sq)})
     game = PowerGame(b, random.Random(SEED), nodes=NODES)
     game.begin()
     game.step()  # the hand's first move

@@ -30,10 +30,9 @@ def test_the_self_test_from_the_buttons_on_the_chip():
     from host_sim.rp2040.pico_board import PicoBoard, play, wait_computer, wait_status
 
     b = PicoBoard()
-    b.start()
     try:
-        b.flash_or_reuse()
-        b.boot()
+        image = b.saved_flash()[0]  # make flash's, once per build
+        b.power_on(image, occupied={sq for sq in chess.SQUARES if b.board.piece_at(sq)})
         assert b.console("nodes 40", lambda line: line == "ok") == "ok"
         play(b, "e2e4")
         play(b, wait_computer(b))

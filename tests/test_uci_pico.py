@@ -27,7 +27,6 @@ def uci_pico():
     from host_sim.rp2040.pico_board import PicoBoard
 
     b = PicoBoard()
-    b.start()
     try:
         b.flash_or_reuse()  # `make flash BOARD=pico`, or the flash it left, kept from another test module
         p = b.pico
