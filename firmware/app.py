@@ -70,6 +70,7 @@ POLL_TARGET_MS = 10
 # console line (and by MicroPython itself when the heap is full).
 GC_THRESHOLD_BYTES = 2048
 _QUIET_MS = const(400)
+_PASS_MS = const(4)  # the main loop's pace on a board (App.run): ~250 scans a second at most
 _MIN_POLL_NODES = const(1)
 _IDLE = const(0)  # copy of firmware.controller.board_sync.IDLE
 _WORK_NONE = const(0)  # copy of firmware.controller.flow.WORK_NONE
@@ -254,12 +255,21 @@ class App:
         """Boot (unless main() did) and loop forever (the device's main). A MemoryError in the
         loop does not lose the game (the journal holds every move): see out_of_memory."""
         ticks = self.ticks_ms
+        find = getattr(self.hw, "pause_function", None)  # (a test's stand-in may lack it)
+        pause = find() if find is not None else None
         if not booted:
             self.boot(ticks())
         while True:
             try:
                 while True:
-                    self.step(ticks())
+                    start = ticks()
+                    self.step(start)
+                    if pause is not None:
+                        # a quiet pass takes ~2.4 ms on a Pico: sleep the rest of _PASS_MS (the
+                        # chip idles instead of spinning; a search's passes take longer)
+                        left = _PASS_MS - ticks_diff(ticks(), start)
+                        if left > 0:
+                            pause(left)
             except MemoryError:
                 self.out_of_memory(ticks())
 
