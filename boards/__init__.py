@@ -29,18 +29,6 @@ class Hardware:
 
         return OccupancyDebouncer(self.config["debounce_ms"], capacity=capacity)
 
-    def pause_function(self):
-        """What the main loop sleeps out the rest of a quiet pass with (time.sleep_ms on a
-        board: the chip waits for an interrupt instead of spinning), or None where the clock is
-        not the chip's (CPython, the unix port: the simulator and the tests drive it)."""
-        import sys
-
-        if sys.platform not in ("rp2", "esp32"):
-            return None
-        import time
-
-        return time.sleep_ms
-
     def soft_reset_function(self):
         """What restarts MicroPython so main.py runs again (machine.soft_reset on a board; it
         does not return), or None where there is no such thing (CPython, the unix port)."""

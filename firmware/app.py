@@ -130,6 +130,7 @@ class App:
     collect: "Callable[[], None] | None"  # gc.collect on a board (the constructor says when)
     _event_ms: "int | None"  # the last touch or press not yet followed by a quiet collection
     _oom_ms: "int | None"  # when the last MemoryError came (out_of_memory)
+    pause: "Callable[[int], None] | None"  # time.sleep_ms on a board (run), else None
 
     def __init__(self, hw, searcher, book=None, journal=None, ticks_ms=None, console=None, write=None,
                  settings=None, start_fen=None, seed=0, log=None, poll_target_ms=POLL_TARGET_MS,
@@ -255,8 +256,7 @@ class App:
         """Boot (unless main() did) and loop forever (the device's main). A MemoryError in the
         loop does not lose the game (the journal holds every move): see out_of_memory."""
         ticks = self.ticks_ms
-        find = getattr(self.hw, "pause_function", None)  # (a test's stand-in may lack it)
-        pause = find() if find is not None else None
+        pause = self.pause
         if not booted:
             self.boot(ticks())
         while True:

@@ -79,16 +79,18 @@ def _xorshift32(x):
 
 
 def test_keys_are_xorshift32_from_the_scheme_seed_on_small_ints():
-    """zobrist keeps the generator's state in 16-bit halves (no big integers on a 32-bit
+    """zobrist_keys keeps the generator's state in 16-bit halves (no big integers on a 32-bit
     board); its draws are the 32-bit generator's, cut to 30 bits, in the tables' order."""
-    state = [zobrist._SEED >> 16, zobrist._SEED & 0xFFFF]
-    x = zobrist._SEED
+    from firmware.engine import zobrist_keys
+
+    state = [zobrist_keys.SEED >> 16, zobrist_keys.SEED & 0xFFFF]
+    x = zobrist_keys.SEED
     for _ in range(2000):
         x = _xorshift32(x)
-        assert zobrist._next_key(state) == x & 0x3FFFFFFF
+        assert zobrist_keys.next_key(state) == x & 0x3FFFFFFF
         assert state == [x >> 16, x & 0xFFFF]  # both halves below 2^16: every step's value < 2^29
     zobrist.init()
-    x = zobrist._SEED
+    x = zobrist_keys.SEED
     first = []
     for _ in range(4):
         x = _xorshift32(x)

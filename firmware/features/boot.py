@@ -70,6 +70,7 @@ def init_app(self, hw, searcher, book, journal, ticks_ms, console, write, settin
     self.searches = 0
     self.collect = collect
     self._event_ms = None  # the last touch or press not yet followed by a quiet collection
+    self.pause = None  # build() sets time.sleep_ms on a board (App.run)
     self._oom_ms = None  # when the last MemoryError came (App.out_of_memory)
 
 
@@ -229,6 +230,20 @@ def build(board_module, journal_path="/", book_path=None, sensor_log_path=None):
             print("sensor log off: %s" % (exc,))
     app = App(hw, searcher, book=book, journal=journal, console=console, log=print, sensor_log=sensor_log,
               collect=gc.collect)
+    app.pause = _pause_function()
     show_faults(hw)
     gc.collect()
     return app
+
+
+def _pause_function():
+    """What App.run sleeps out the rest of a quiet pass with: time.sleep_ms on a board's own
+    MicroPython port (the chip waits for an interrupt instead of spinning), None elsewhere (the
+    unix port, CPython: their clocks are the simulator's and the tests')."""
+    import sys
+
+    if sys.platform not in _PORTS.values():
+        return None
+    import time
+
+    return time.sleep_ms
