@@ -662,8 +662,6 @@ class Searcher:
         n = self.root_count
         best = -_INF
         orig_alpha = alpha
-        pv = self.pv
-        pv_len = self.pv_len
         root_ply = pos.ply
         for k in range(n):
             m = rm[k]
@@ -689,12 +687,7 @@ class Searcher:
                 alpha = s
                 self.root_best = m
                 self.root_best_score = s
-                # PV: this move, then the child's line
-                pv[0] = m
-                cl = pv_len[1]
-                for j in range(cl):
-                    pv[1 + j] = pv[_PV_PLY + j]
-                pv_len[0] = cl + 1
+                self._extend_pv(0, m)  # PV: this move, then the child's line
                 # move it to the front, keeping the others' order
                 j = k
                 while j > 0:
