@@ -33,7 +33,6 @@ def board(tmp_path_factory):
     b = PicoBoard()
     t0 = time.monotonic()
     b.image = erased_flash_with(info["paths"]["bin"], str(tmp_path_factory.mktemp("image") / "pins.img"))
-    b.flash_output = ""
     b.flash_s = time.monotonic() - t0  # "flash": the image written onto an erased flash
     try:
         yield b
