@@ -16,6 +16,9 @@ MicroPython, names like "D17" on Blinka):
     factory.spi(bus_id, sck, miso, baudrate) -> object with readinto(buf), SPI mode 0
         (only for a 74HC165 sensor with an "spi" entry)
     factory.sleep_us -> function(us), or None when no wait is needed
+    factory.cols_port(pin_ids) (optional) -> (mem, address, shift) when bit shift + c of
+        mem[address] is the level of pin_ids[c] (one register read for a reed matrix's 8
+        columns), or None where the chip cannot (the columns are then read pin by pin)
 
 CONFIG keys (see docs/io.md for the full table):
     name, mcu, sensor{kind: matrix|shift165|mcp23017, ...}, leds{kind: matrix|edge|neopixel, ...},
@@ -264,7 +267,9 @@ def build_hardware(config, factory):
 
         rows = [factory.pin(p, "out", value=1) for p in s["rows"]]
         cols = [factory.pin(p, "in", pull=pull(p)) for p in s["cols"]]
-        sensors = ReedMatrix(rows, cols, settle_us=config["settle_us"], sleep_us=sleep_us, cell_map=s.get("cell_map"))
+        port = getattr(factory, "cols_port", None)
+        sensors = ReedMatrix(rows, cols, settle_us=config["settle_us"], sleep_us=sleep_us, cell_map=s.get("cell_map"),
+                             cols_port=port(s["cols"]) if port is not None else None)
     elif s["kind"] == "mcp23017":
         from firmware.io.mcp23017 import Mcp23017Sensors
 

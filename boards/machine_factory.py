@@ -5,6 +5,9 @@ factory protocol in boards/config.py.
 """
 
 
+_RP2040_GPIO_IN = 0xD0000004  # SIO GPIO_IN: the levels of GPIO0-29 (RP2040 datasheet 2.3.1.7)
+
+
 class MachineFactory:
     def __init__(self):
         import machine
@@ -20,6 +23,19 @@ class MachineFactory:
         if pull == "up":
             return Pin(pin_id, Pin.IN, Pin.PULL_UP)
         return Pin(pin_id, Pin.IN)
+
+    def cols_port(self, pin_ids):
+        """(machine.mem32, GPIO_IN, first pin) when a reed matrix's 8 columns are consecutive
+        GPIOs of an RP2040 (boards/pico.py: GP8-15): the scan reads them in one register read
+        a row instead of 8 Pin.value() calls. None on other chips or wirings. GPIO_IN holds 30
+        GPIOs, so its value is a small int: the read allocates nothing. A tuple, not a function
+        of this module: that would keep the module's code in the heap after boot."""
+        import sys
+
+        first = pin_ids[0]
+        if "RP2040" not in getattr(sys.implementation, "_machine", "") or list(pin_ids) != list(range(first, first + 8)):
+            return None
+        return (self._machine.mem32, _RP2040_GPIO_IN, first)
 
     def pwm(self, pin_id):
         return self._machine.PWM(self._machine.Pin(pin_id, self._machine.Pin.OUT))

@@ -78,14 +78,15 @@ class _RowPin:
 
 
 class _PortBoard:
-    """Fake with a one-register column read, for ReedMatrix(cols_reader=...)."""
+    """Fake with a one-register column read, for ReedMatrix(cols_port=(board, 0, 0))."""
 
     def __init__(self, cells):
         self.cells = set(cells)
         self.row_levels = [1] * 8
         self.reads = 0
 
-    def read_cols(self):
+    def __getitem__(self, address):
+        assert address == 0
         self.reads += 1
         v = 0xFF
         for r in range(8):
@@ -96,22 +97,66 @@ class _PortBoard:
         return v
 
 
-def test_cols_reader_fast_path_matches():
+def test_cols_port_fast_path_matches():
     cells = [3, 17, 40, 41, 63]
     board = _PortBoard(cells)
-    dummy_cols = [_RowPin(board, 0)] * 8  # never read when cols_reader is given
-    m = ReedMatrix([_RowPin(board, r) for r in range(8)], dummy_cols, settle_us=0, cols_reader=board.read_cols)
+    dummy_cols = [_RowPin(board, 0)] * 8  # never read when cols_port is given
+    m = ReedMatrix([_RowPin(board, r) for r in range(8)], dummy_cols, settle_us=0, cols_port=(board, 0, 0))
     bitmap = bytearray(8)
     m.scan_into(bitmap)
     assert bitmap == _bitmap(cells)
     assert board.reads == 8
 
 
+def test_cols_port_with_a_rearranged_cell_map():
+    # a map whose rows are not files a..h of one rank in order takes the bit-by-bit path
+    from firmware.io.cellmap import make_cell_map
+
+    cells = [0, 7, 9, 30, 33, 56, 62]
+    for spec in ("serpentine", "rot180", "mirror_files", "transpose"):
+        cmap = make_cell_map(spec)
+        board = _PortBoard(cells)
+        m = ReedMatrix([_RowPin(board, r) for r in range(8)], [_RowPin(board, 0)] * 8, settle_us=0,
+                       cell_map=spec, cols_port=(board, 0, 0))
+        assert m._row_rank is None, spec
+        bitmap = bytearray(8)
+        m.scan_into(bitmap)
+        assert bitmap == _bitmap([cmap[p] for p in cells]), spec
+    # ranks in another order, files in order: one store a row, still the right ranks
+    flipped = make_cell_map("mirror_ranks")
+    board = _PortBoard(cells)
+    m = ReedMatrix([_RowPin(board, r) for r in range(8)], [_RowPin(board, 0)] * 8, settle_us=0,
+                   cell_map="mirror_ranks", cols_port=(board, 0, 0))
+    assert bytes(m._row_rank) == bytes(range(7, -1, -1))
+    bitmap = bytearray(8)
+    m.scan_into(bitmap)
+    assert bitmap == _bitmap([flipped[p] for p in cells])
+
+
+def test_machine_factory_reads_consecutive_rp2040_columns_in_one_register(monkeypatch):
+    import sys
+    import types
+
+    from boards.machine_factory import MachineFactory
+
+    fake = types.ModuleType("machine")
+    fake.mem32 = object()
+    monkeypatch.setitem(sys.modules, "machine", fake)
+    monkeypatch.setattr("time.sleep_us", lambda us: None, raising=False)
+    monkeypatch.setattr(sys.implementation, "_machine", "Raspberry Pi Pico with RP2040", raising=False)
+    factory = MachineFactory()
+    mem, address, shift = factory.cols_port([8, 9, 10, 11, 12, 13, 14, 15])
+    assert (mem, address, shift) == (fake.mem32, 0xD0000004, 8)
+    assert factory.cols_port([8, 9, 10, 11, 12, 13, 15, 14]) is None  # not in GPIO order
+    monkeypatch.setattr(sys.implementation, "_machine", "ESP32 module with ESP32", raising=False)
+    assert factory.cols_port([8, 9, 10, 11, 12, 13, 14, 15]) is None  # another chip
+
+
 def test_settle_time_is_waited_per_row():
     waits = []
     board = _PortBoard([])
     m = ReedMatrix([_RowPin(board, r) for r in range(8)], [_RowPin(board, 0)] * 8, settle_us=15,
-                   sleep_us=waits.append, cols_reader=board.read_cols)
+                   sleep_us=waits.append, cols_port=(board, 0, 0))
     m.scan_into(bytearray(8))
     assert waits == [15] * 8
 

@@ -79,6 +79,8 @@ class OccupancyDebouncer:
         queued by this call. Allocates nothing."""
         stable = self.stable
         last = self._last_raw
+        if raw == last and raw == stable:  # the usual pass: nothing moved, nothing pending
+            return 0
         changed = self._changed_ms
         added = 0
         for r in range(8):

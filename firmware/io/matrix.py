@@ -29,11 +29,12 @@ class ReedMatrix:
     sleep_us: function(us) used for that wait (`time.sleep_us` on a board); None = no wait.
     cell_map: spec or bytearray(64) for `firmware.io.cellmap.make_cell_map`, mapping the
         physical position `row * 8 + col` to a board cell.
-    cols_reader: optional function() -> int whose bit c is the level of column c, for boards
-        that can read all columns in one register access (replaces 8 pin reads per row).
+    cols_port: optional (mem, address, shift) for boards whose 8 column pins are consecutive
+        bits of one input register: bit shift + c of mem[address] is the level of column c
+        (machine.mem32 and the GPIO input register): one read a row instead of 8 pin reads.
     """
 
-    def __init__(self, row_pins, col_pins, settle_us=10, sleep_us=None, cell_map=None, cols_reader=None):
+    def __init__(self, row_pins, col_pins, settle_us=10, sleep_us=None, cell_map=None, cols_port=None):
         if len(row_pins) != 8 or len(col_pins) != 8:
             raise SensorConfigError("reed matrix needs 8 row pins and 8 column pins, got %d and %d"
                                     % (len(row_pins), len(col_pins)))
@@ -47,12 +48,25 @@ class ReedMatrix:
             cols.append(col_pins[i].value)
         self._row_set = tuple(rows)
         self._col_get = tuple(cols)
-        self._cols_reader = cols_reader
+        self._cols_port = cols_port
         self.settle_us = settle_us
         self._sleep_us = sleep_us if settle_us else None
         from firmware.io.cellmap import make_cell_map  # build time only: a board releases it after
 
-        self._cell_map = make_cell_map(cell_map)
+        cmap = self._cell_map = make_cell_map(cell_map)
+        # With a one-register column read and the usual wiring (each row's columns are files
+        # a..h of one rank, in order), a row's reading is its rank's byte: one store a row.
+        ranks = bytearray(8)
+        for row in range(8):
+            first = cmap[row * 8]
+            ranks[row] = first >> 3
+            for col in range(8):
+                if first & 7 or cmap[row * 8 + col] != first + col:
+                    ranks = None
+                    break
+            if ranks is None:
+                break
+        self._row_rank = ranks if cols_port is not None else None
         for set_row in self._row_set:
             set_row(_IDLE)
 
@@ -62,7 +76,10 @@ class ReedMatrix:
         cmap = self._cell_map
         sleep_us = self._sleep_us
         settle_us = self.settle_us
-        reader = self._cols_reader
+        port = self._cols_port
+        if port is not None:
+            mem, address, shift = port
+        ranks = self._row_rank
         col_get = self._col_get
         for i in range(8):
             bitmap[i] = 0
@@ -71,8 +88,10 @@ class ReedMatrix:
             set_row(_ACTIVE)
             if sleep_us is not None:
                 sleep_us(settle_us)
-            if reader is not None:
-                closed = ~reader() & 0xFF
+            if ranks is not None:
+                bitmap[ranks[phys >> 3]] |= ~(mem[address] >> shift) & 0xFF
+            elif port is not None:
+                closed = ~(mem[address] >> shift) & 0xFF
                 c = 0
                 while closed:
                     if closed & 1:
