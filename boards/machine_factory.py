@@ -33,7 +33,8 @@ class MachineFactory:
         import sys
 
         first = pin_ids[0]
-        if "RP2040" not in getattr(sys.implementation, "_machine", "") or list(pin_ids) != list(range(first, first + 8)):
+        consecutive = list(pin_ids) == list(range(first, first + 8))
+        if "RP2040" not in getattr(sys.implementation, "_machine", "") or not consecutive:
             return None
         return (self._machine.mem32, _RP2040_GPIO_IN, first)
 
