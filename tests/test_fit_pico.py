@@ -1,7 +1,9 @@
 """Reedchess fits a stock Pico as flashed. On the emulated stock Pico (MicroPython's
 RPI_PICO image on rp2040js, tools/emulated_pico.py, docs/emulated-pico.md):
 
-(a) `make flash BOARD=pico` (tools.flash over mpremote, socket://) completes and verifies;
+(a) `make flash BOARD=pico` (tools.flash over mpremote, socket://) completes and verifies (once
+    per build: PicoBoard.saved_flash keeps the flash and its output, and the pin tests power on
+    from the same flash);
 (b) main.py boots into the main loop (the console answers) with the board's transposition
     table (>= 2048 entries), and `mem` then shows >= 40 KB free, the largest free block >= 8 KB;
 (c) a whole game at the strongest level ("3 min/move", its searches capped at NODES nodes for
@@ -24,7 +26,7 @@ import chess
 import pytest
 
 from tests.emulated_helper import ConsolePlayer, helpmate_choice, parse_mem, undo_touches
-from tools.emulated_pico import DeviceError, EmulatedPico, unavailable
+from tools.emulated_pico import DeviceError, unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.pico]
 
@@ -78,21 +80,31 @@ def book_replies(uci_moves):
 
 @pytest.fixture(scope="module")
 def pico():
+    """The stock Pico with this build's `make flash` (PicoBoard.saved_flash: flashed once per
+    build, shared with the pin tests), nothing at its pins, main.py stopped at the REPL."""
     why = unavailable()
     if why:
         pytest.skip(why)
-    p = EmulatedPico()
-    p.start()
+    from host_sim.rp2040.pico_board import PicoBoard, PinPico, flash_output, stop_main
+
+    maker = PicoBoard(display=False)
+    t0 = time.monotonic()
     try:
-        info = p.exec("import gc, micropython\ngc.collect()\nprint(gc.mem_free())\nmicropython.mem_info()\n")
-        p.free_at_boot = int(info.split()[0])
-        p.heap_total = int(re.search(r"GC: total: (\d+)", info).group(1))
-        t0 = time.monotonic()
-        try:
-            p.flash_output, p.flash_error = p.flash(), None
-        except DeviceError as exc:
-            p.flash_output, p.flash_error = "", str(exc)
-        p.flash_seconds = time.monotonic() - t0
+        image, _ = maker.saved_flash()
+        flash_error = None
+    except DeviceError as exc:
+        image, flash_error = None, str(exc)
+    finally:
+        maker.stop()
+    flash_seconds = time.monotonic() - t0
+    p = PinPico({}, flash_image=image and os.path.abspath(image))  # nothing at the pins: a Pico just flashed
+    try:
+        if image:
+            p.start()
+            stop_main(p)
+            info = p.exec("import gc, micropython\ngc.collect()\nmicropython.mem_info()\n")
+            p.heap_total = int(re.search(r"GC: total: (\d+)", info).group(1))
+        p.flash_output, p.flash_error, p.flash_seconds = image and flash_output(image), flash_error, flash_seconds
         yield p
     finally:
         p.stop()
@@ -108,8 +120,7 @@ def test_a_make_flash_completes(pico):
     out = pico.flash_output
     assert "verifying on the device" in out and "done:" in out, out[-2000:]
     assert "main.py" in out  # the composition root is written
-    print("stock Pico: heap total %d, free at boot %d; flash took %.0f s" % (pico.heap_total, pico.free_at_boot,
-                                                                            pico.flash_seconds))
+    print("stock Pico: heap total %d; flash (or its saved copy) took %.0f s" % (pico.heap_total, pico.flash_seconds))
     print("\n".join(line for line in out.splitlines() if line.startswith("done:") or "total:" in line))
 
 

@@ -237,8 +237,11 @@ class PicoBoard:
         everything the flash writes (the board's files, the flash tool, the stock image). The
         first caller for a build flashes (`make flash` through flash(), ~45 s of host time; the
         runner is started first if it is not running, and the board is left at the REPL) and keeps
-        the flash; a lock makes other callers (test modules on other pytest workers) wait for it.
-        Nothing runs when the flash was saved before. Returns (path, the flash's output or "")."""
+        the flash, and the flash's output beside it (flash_output); a lock makes other callers
+        (test modules on other pytest workers) wait for it. A board other than `pico` is flashed
+        over the pico's saved flash, as a user re-flashes a board for another wiring: make flash
+        then copies only the files that differ. Nothing runs when the flash was saved before.
+        Returns (path, the flash's output or "")."""
         from tools.emulated_pico import _lock
 
         folder = os.path.join(CACHE, "rp2040-flashed")
@@ -247,13 +250,23 @@ class PicoBoard:
         lock = _lock(os.path.join(folder, "%s.lock" % self.board_name))
         try:
             if not os.path.exists(image):
-                if self.pico.proc is None:
+                if self.board_name != "pico":
+                    maker = PicoBoard("pico", display=False)
+                    try:
+                        base = maker.saved_flash()[0]
+                    finally:
+                        maker.stop()
+                    self._runner_from(base)
+                    stop_main(self.pico)
+                elif self.pico.proc is None:
                     self.start()  # the stock image, at its REPL
                 out = self.flash()
                 for name in os.listdir(folder):  # older builds' flashes
-                    if name.startswith(self.board_name + "-") and name.endswith(".img"):
+                    if name.startswith(self.board_name + "-") and name.endswith((".img", ".log")):
                         os.remove(os.path.join(folder, name))
                 self.save_flash(image + ".part")
+                with open(image[:-len(".img")] + ".log", "w") as f:
+                    f.write(out)
                 os.replace(image + ".part", image)
                 return image, out
         finally:
@@ -270,16 +283,7 @@ class PicoBoard:
         if out:
             return out
         self._runner_from(image)
-        deadline = time.monotonic() + 120
-        while True:  # Ctrl-C until the REPL answers: main.py stops early in its boot, as after flash()
-            self.pico.write(b"\x03")
-            try:
-                self.pico.read_until(b">>> ", timeout=1)
-                break
-            except DeviceError:
-                if time.monotonic() > deadline:
-                    raise
-        self.pico.buf = b""
+        stop_main(self.pico)
         return ""
 
     def boot(self, timeout=240):
@@ -559,6 +563,27 @@ class PicoBoard:
 PROMOTION_STEPS = {chess.QUEEN: 0, chess.ROOK: 1, chess.BISHOP: 2, chess.KNIGHT: 3}  # level presses: d, a, c, b
 
 
+def flash_output(image):
+    """What `make flash` printed when it made the saved flash `image` (PicoBoard.saved_flash)."""
+    with open(image[:-len(".img")] + ".log") as f:
+        return f.read()
+
+
+def stop_main(pico, timeout=120):
+    """Ctrl-C until the REPL of `pico` (an EmulatedPico powered on from a saved flash) answers:
+    main.py stops early in its boot."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pico.write(b"\x03")
+        try:
+            pico.read_until(b">>> ", timeout=1)
+            break
+        except DeviceError:
+            if time.monotonic() > deadline:
+                raise
+    pico.buf = b""
+
+
 def _build_digest(board):
     """A digest of what `make flash BOARD=board` puts on the stock image: the files it copies
     (tools/fileset.py), the tools that compile and copy them, and the stock image itself."""
@@ -567,6 +592,8 @@ def _build_digest(board):
     from tools import fileset
 
     paths = fileset.firmware_sources() + fileset.data_files() + fileset.board_files(board)
+    if board != "pico":  # flashed over the pico's saved flash (PicoBoard.saved_flash)
+        paths += fileset.board_files("pico")
     paths += ["tools/flash.py", "tools/fileset.py", "tools/ram_needs.json", "host_sim/rp2040/board.mjs"]
     digest = hashlib.sha256()
     for rel in sorted(set(paths)):
