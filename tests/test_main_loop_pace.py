@@ -50,3 +50,35 @@ def test_without_a_pause_the_loop_never_sleeps(monkeypatch):
     starts, slept = _loop(monkeypatch, [1, 1, 1], pause=False)
     assert slept == [] and starts == [1000, 1001, 1002]
     assert boot._pause_function() is None  # CPython: the simulator's clock, never time.sleep_ms
+
+
+def test_the_boots_fault_display_sleeps_between_the_leds_updates():
+    from firmware.io.leds import BLINK_FAST, ERROR
+
+    class Leds:
+        def __init__(self):
+            self.shown, self.updates = [], []
+
+        def show(self, patterns):
+            self.shown.append(dict(patterns))
+
+        def update(self, now_ms):
+            self.updates.append(now_ms)
+
+    class Hw:
+        faults = ["display: no answer at 0x3c"]
+        display = None
+        leds = Leds()
+
+    now = [0]
+    slept, said = [], []
+
+    def pause(ms):
+        slept.append(ms)
+        now[0] += ms
+
+    assert boot.show_faults(Hw, ticks_ms=lambda: now[0], write=said.append, ms=1500, pause=pause) == Hw.faults
+    assert said == ["faults: display: no answer at 0x3c"]
+    corner = BLINK_FAST | ERROR
+    assert Hw.leds.shown == [{0: corner, 7: corner, 56: corner, 63: corner}, {}]
+    assert slept == [20] * 75 and Hw.leds.updates == list(range(0, 1500, 20))

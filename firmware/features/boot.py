@@ -10,6 +10,7 @@ from firmware.loader import borrow, call, drop_unused, release
 
 _MIN_POLL_NODES = const(1)  # copy of firmware.app._MIN_POLL_NODES
 _UNEXPLAINED_MS = const(3000)
+_FAULT_PAUSE_MS = const(20)  # show_faults: between two updates of the corners (a fast blink is 128 ms on, 128 off)
 _DEFAULT_GAME_PLIES = const(600)  # copy of firmware.controller.game.DEFAULT_GAME_PLIES
 _BOOK = "firmware.engine.book"
 
@@ -150,10 +151,12 @@ def _board_stack_bytes(config):
     return (config.get("stack_bytes") or 0) if port and sys.platform == port else 0
 
 
-def show_faults(hw, ticks_ms=_ticks_ms, write=print, ms=1500):
+def show_faults(hw, ticks_ms=_ticks_ms, write=print, ms=1500, pause=None):
     """Say once which devices did not answer (`hw.faults`, strings; none: nothing) on serial,
     on the display and as the error pattern on the LEDs (the four corners blinking fast) for
-    `ms`; the unit plays on without them. Returns the faults."""
+    `ms`; the unit plays on without them. `pause(ms)` (App.pause: time.sleep_ms on a board)
+    sleeps between the LEDs' updates, so the chip waits instead of spinning. Returns the
+    faults."""
     faults = getattr(hw, "faults", None) or ()
     if not faults:
         return faults
@@ -169,6 +172,8 @@ def show_faults(hw, ticks_ms=_ticks_ms, write=print, ms=1500):
         now = start
         while ticks_diff(now, start) < ms:
             leds.update(now)
+            if pause is not None:
+                pause(_FAULT_PAUSE_MS)
             now = ticks_ms()
         leds.show({})
     except (OSError, AttributeError) as exc:
@@ -231,7 +236,7 @@ def build(board_module, journal_path="/", book_path=None, sensor_log_path=None):
     app = App(hw, searcher, book=book, journal=journal, console=console, log=print, sensor_log=sensor_log,
               collect=gc.collect)
     app.pause = _pause_function()
-    show_faults(hw)
+    show_faults(hw, pause=app.pause)
     gc.collect()
     return app
 
