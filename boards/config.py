@@ -26,7 +26,8 @@ CONFIG keys (see docs/io.md for the full table):
     heap_bytes, tt_entries, poll_nodes, settle_us, debounce_ms, stable_ms,
     button_debounce_ms, long_press_ms, and optionally move_stack (the search's move buffer,
     cells of 8 bytes; default 2048), game_plies (the longest game the record holds, 16 bytes
-    a ply; default 600), stack_bytes (the MicroPython port's C stack, so the search keeps
+    a ply; default 600), boot_gc_threshold (bytes allocated between collections while it boots;
+    default 2048), stack_bytes (the MicroPython port's C stack, so the search keeps
     room for the controller's poll; default unknown), valid_pins, input_only_pins,
     external_pullups (input pins with a resistor on the board, e.g. ESP32 GPIO 34-39),
     status (a status light: {kind: pixel} = one more WS2812 after the 64 of a neopixel
@@ -48,6 +49,8 @@ SIZES = {
     "move_stack": (2048, 768, 16384),  # Searcher(move_stack=): moves on the searched line
     "game_plies": (600, 200, 2000),  # Game(capacity=): plies in the game record
     "stack_bytes": (0, 4096, 1 << 20),  # Searcher(stack_bytes=): the MicroPython port's C stack
+    # bytes allocated between two collections while the chess computer is built (features/boot.py)
+    "boot_gc_threshold": (2048, 1024, 1 << 20),
 }
 
 

@@ -19,6 +19,9 @@ CONFIG = {
     "move_stack": 768,  # the least allowed: searches like 2048 at the top level (tests/test_memory_config.py)
     # the C stack the search shares with the controller (PICO_STACK_SIZE=0x2000 in MicroPython's rp2 port)
     "stack_bytes": 8192,
+    # a collection every 8 KB allocated while it boots, not every 2 KB: the same free heap and
+    # largest block after boot, a quarter of the boot's collections (docs/memory.md)
+    "boot_gc_threshold": 8192,
     "poll_nodes": 64,
     "settle_us": 10,
     "debounce_ms": 10,  # reed contacts bounce for < 1 ms: 10 ms is ample and keeps a lift quick to light (docs/io.md)
