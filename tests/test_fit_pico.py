@@ -269,7 +269,7 @@ def test_c_whole_game_at_the_strongest_level_within_200_kb(pico):
 
 
 # (d) The e-board mode (Millennium, the larger protocol) on: main.py as flashed, with a timer
-# that reports the heap as `mem` does (compat.heap_figures) every few emulated seconds, since
+# that reports the heap as `mem` does (compat.heap_figures) every emulated second, since
 # the mode silences the console. The options are set through the console's `press`, then the
 # power goes and comes back: the board boots straight into the mode, which answers V, with the
 # floors of (b). The mode's code (~8 KB) is paid for by the search's transposition table,
@@ -283,7 +283,7 @@ def _probe(t):
         if k.startswith('firmware.features.eboard'):
             n += 1
     print('PROBE FREE %d MAXBLOCK %d USED %d EBOARD %d' % (f, m, u, n))
-_t = machine.Timer(period=2000, callback=_probe)
+_t = machine.Timer(period=1000, callback=_probe)
 import boards.pico as board
 from firmware import app
 
