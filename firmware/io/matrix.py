@@ -77,8 +77,6 @@ class ReedMatrix:
         sleep_us = self._sleep_us
         settle_us = self.settle_us
         port = self._cols_port
-        if port is not None:
-            mem, address, shift = port
         ranks = self._row_rank
         col_get = self._col_get
         for i in range(8):
@@ -88,23 +86,25 @@ class ReedMatrix:
             set_row(_ACTIVE)
             if sleep_us is not None:
                 sleep_us(settle_us)
-            if ranks is not None:
-                bitmap[ranks[phys >> 3]] |= ~(mem[address] >> shift) & 0xFF
-            elif port is not None:
-                closed = ~(mem[address] >> shift) & 0xFF
-                c = 0
-                while closed:
-                    if closed & 1:
-                        cell = cmap[phys + c]
-                        bitmap[cell >> 3] |= 1 << (cell & 7)
-                    closed >>= 1
-                    c += 1
-            else:
+            if port is None:
                 c = phys
                 for get in col_get:
                     if not get():
                         cell = cmap[c]
                         bitmap[cell >> 3] |= 1 << (cell & 7)
                     c += 1
+            else:
+                mem, address, shift = port
+                closed = ~(mem[address] >> shift) & 0xFF
+                if ranks is not None:
+                    bitmap[ranks[phys >> 3]] |= closed
+                else:
+                    c = 0
+                    while closed:
+                        if closed & 1:
+                            cell = cmap[phys + c]
+                            bitmap[cell >> 3] |= 1 << (cell & 7)
+                        closed >>= 1
+                        c += 1
             set_row(_IDLE)
             phys += 8
