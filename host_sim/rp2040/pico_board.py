@@ -247,9 +247,10 @@ class PicoBoard:
         folder = os.path.join(CACHE, "rp2040-flashed")
         os.makedirs(folder, exist_ok=True)
         image = os.path.join(folder, "%s-%s.img" % (self.board_name, _build_digest(self.board_name)))
+        log = image[:-len(".img")] + ".log"
         lock = _lock(os.path.join(folder, "%s.lock" % self.board_name))
         try:
-            if not os.path.exists(image):
+            if not (os.path.exists(image) and os.path.exists(log)):  # a flash kept without its output: again
                 if self.board_name != "pico":
                     maker = PicoBoard("pico", display=False)
                     try:
@@ -265,7 +266,7 @@ class PicoBoard:
                     if name.startswith(self.board_name + "-") and name.endswith((".img", ".log")):
                         os.remove(os.path.join(folder, name))
                 self.save_flash(image + ".part")
-                with open(image[:-len(".img")] + ".log", "w") as f:
+                with open(log, "w") as f:
                     f.write(out)
                 os.replace(image + ".part", image)
                 return image, out
