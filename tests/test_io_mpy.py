@@ -39,6 +39,15 @@ class ClockPin:
     def value(s, v=None):
         if v == 1 and s.level == 0 and s.b.load: s.b.pos += 1
         s.level = v
+class ColPort:
+    # the 8 column levels of the row driven low, as bits 8-15 of one register (ReedMatrix cols_port)
+    def __init__(s, b): s.b = b
+    def __getitem__(s, address):
+        r = s.b.row_low
+        v = 0
+        for c in range(8):
+            if not (r >= 0 and s.b.closed[r * 8 + c]): v |= 1 << c
+        return v << 8
 class DataPin:
     def __init__(s, b): s.b = b
     def value(s, v=None):
@@ -76,7 +85,12 @@ from firmware.io.buzzer import Buzzer, CONFIRM
 b = Board()
 sensors = (ReedMatrix([RowPin(b, r) for r in range(8)], [ColPin(b, c) for c in range(8)], settle_us=0,
                       cell_map="rot180"),
-           Shift165(LoadPin(b), ClockPin(b), DataPin(b), cell_map="rot180"))
+           Shift165(LoadPin(b), ClockPin(b), DataPin(b), cell_map="rot180"),
+           # the columns from one register: bit by bit (rot180), one store a row (identity)
+           ReedMatrix([RowPin(b, r) for r in range(8)], [ColPin(b, c) for c in range(8)], settle_us=0,
+                      cell_map="rot180", cols_port=(ColPort(b), 0, 8)),
+           ReedMatrix([RowPin(b, r) for r in range(8)], [ColPin(b, c) for c in range(8)], settle_us=0,
+                      cols_port=(ColPort(b), 0, 8)))
 leds = (LedMatrix([OutPin(b, i) for i in range(8)], [OutPin(b, 8 + i) for i in range(8)]),
         EdgeLeds([OutPin(b, 16 + i) for i in range(8)], [OutPin(b, 24 + i) for i in range(8)]),
         NeoPixelLeds(NP(), cell_map="serpentine"))
@@ -86,15 +100,15 @@ buttons = Buttons({"new": ButtonPin(b, 0), "hint": ButtonPin(b, 1)}, debounce_ms
 pwm = PWM()
 buzzer = Buzzer(pwm)
 buzzer.play(CONFIRM)
-debs = (OccupancyDebouncer(30), OccupancyDebouncer(30))
-raws = (bytearray(8), bytearray(8))
-got = bytearray(256)   # (cell | kind << 6) of each event, per sensor
-times = bytearray(256)  # event time / 10
-n_got = [0, 0]
+debs = tuple(OccupancyDebouncer(30) for _ in sensors)
+raws = tuple(bytearray(8) for _ in sensors)
+got = bytearray(128 * len(sensors))   # (cell | kind << 6) of each event, per sensor
+times = bytearray(128 * len(sensors))  # event time / 10
+n_got = [0] * len(sensors)
 n_btn = [0]
 
 def step(now):
-    for i in range(2):
+    for i in range(len(sensors)):
         sensors[i].scan_into(raws[i])
         debs[i].update(raws[i], now)
         ev = debs[i].pop()
@@ -133,7 +147,7 @@ except MemoryError:
     result = "allocated"
 heap_unlock()
 print(result)
-for i in range(2):
+for i in range(len(sensors)):
     print(" ".join("%d:%d@%d" % (got[i * 128 + k] & 63, got[i * 128 + k] >> 6, times[i * 128 + k] * 10)
                    for k in range(n_got[i])))
 print("buttons", n_btn[0], buttons.is_pressed(1))
@@ -148,8 +162,10 @@ def test_scan_debounce_leds_buttons_buzzer_allocate_nothing_under_micropython():
     expected_events = "1:1@120 63:1@120 1:0@900"  # same-time events in cell order
     assert out[1] == expected_events  # reed matrix
     assert out[2] == expected_events  # 74HC165 chain
-    assert out[3] == "buttons 1 True"  # LONG while still held
-    assert out[4] == "np writes True"
+    assert out[3] == expected_events  # reed matrix, its columns from one register, bit by bit
+    assert out[4] == "0:1@120 62:1@120 62:0@900"  # the same, identity-wired: one store a row
+    assert out[5] == "buttons 1 True"  # LONG while still held
+    assert out[6] == "np writes True"
 
 
 def test_allocation_is_detected():
