@@ -56,15 +56,10 @@ class ReedMatrix:
         cmap = self._cell_map = make_cell_map(cell_map)
         # With a one-register column read and the usual wiring (each row's columns are files
         # a..h of one rank, in order), a row's reading is its rank's byte: one store a row.
-        ranks = bytearray(8)
-        for row in range(8):
-            first = cmap[row * 8]
-            ranks[row] = first >> 3
-            for col in range(8):
-                if first & 7 or cmap[row * 8 + col] != first + col:
-                    ranks = None
-                    break
-            if ranks is None:
+        ranks = bytearray(cmap[row * 8] >> 3 for row in range(8))
+        for phys in range(64):
+            if cmap[phys] != ranks[phys >> 3] * 8 + (phys & 7):
+                ranks = None
                 break
         self._row_rank = ranks if cols_port is not None else None
         for set_row in self._row_set:
