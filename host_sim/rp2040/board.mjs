@@ -60,6 +60,7 @@ import fs from 'fs';
 import net from 'net';
 import path from 'path';
 import { fileURLToPath, pathToFileURL } from 'url';
+import { tableDecode } from './fast_decode.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -79,8 +80,9 @@ for (let i = 0; i < argv.length; i++) {
 }
 if (!opt.tcp) throw new Error('need --tcp PORT (and --control PORT --config JSON for a board at the pins)');
 const rpDir = path.resolve(opt.rpDir);
+const esmDir = path.join(rpDir, 'node_modules', 'rp2040js', 'dist', 'esm');
 const { Simulator, USBCDC, ConsoleLogger, LogLevel, GPIOPinState } = await import(
-  pathToFileURL(path.join(rpDir, 'node_modules', 'rp2040js', 'dist', 'esm', 'index.js')).href);
+  pathToFileURL(path.join(esmDir, 'index.js')).href);
 opt.image ||= path.join(rpDir, fs.readdirSync(rpDir).find((n) => /^micropython-RPI_PICO-.*\.bin$/.test(n)));
 opt.bootrom ||= path.join(here, 'bootrom', 'rp2040-bootrom-b1.bin');
 // Without --config: a bare Pico, nothing wired to its pins (the REPL, flash and heap figures).
@@ -90,6 +92,10 @@ const NS_PER_CYCLE = 8; // the Simulator's 125 MHz
 const sim = new Simulator();
 const mcu = sim.rp2040;
 const core = mcu.core;
+// REEDCHESS_PLAIN_CORE=1 runs rp2040js as published: without the table decoding
+// (fast_decode.mjs) and the SRAM-first write below (to compare the two).
+const plainCore = process.env.REEDCHESS_PLAIN_CORE === '1';
+if (!plainCore) await tableDecode(esmDir, core);
 const clock = sim.clock;
 mcu.logger = new ConsoleLogger(LogLevel.Error);
 const rom = fs.readFileSync(opt.bootrom);
@@ -143,6 +149,28 @@ romCalls.set(romTable.get('RP'), () => {
   if (!flashOp('RP', dst, n)) return;
   for (let i = 0; i < n; i++) mcu.flash[dst + i] &= mcu.readUint8(src + i);
 });
+// Which boot ROM addresses are the entries above: the run loop asks this table on every ROM
+// instruction (the ROM's float and memory routines run often) and the Map only on a hit.
+const romEntry = new Uint8Array(0x4000);
+for (const address of romCalls.keys()) romEntry[address] = 1;
+
+// rp2040js looks a 32-bit write's address up among the peripherals before it tries the SRAM,
+// and that lookup misses for every SRAM address: write the SRAM first (no peripheral sits
+// there, checked here), the same store the plain path ends in.
+if (!plainCore) {
+  const RAM = 0x20000000;
+  const ramEnd = RAM + mcu.sram.length;
+  for (let a = RAM; a < ramEnd; a += 0x4000) {
+    if (mcu.findPeripheral(a)) throw new Error(`a peripheral at SRAM address ${a.toString(16)}`);
+  }
+  const sramView = mcu.sramView;
+  const writeElsewhere = mcu.writeUint32.bind(mcu);
+  mcu.writeUint32 = (address, value) => {
+    address >>>= 0;
+    if (address >= RAM && address + 3 < ramEnd) sramView.setUint32(address - RAM, value, true);
+    else writeElsewhere(address, value);
+  };
+}
 
 // ---- USB serial ----------------------------------------------------------------------------
 const cdc = new USBCDC(mcu.usbCtrl);
@@ -390,17 +418,34 @@ for (const busNo of [0, 1]) {
 
 // ---- running -------------------------------------------------------------------------------
 const timeWaiters = []; // {ns, resolve}
+// A core waiting (WFE/WFI) with no alarm ahead waits for the host: bytes on the USB serial or a
+// pin change. Emulated time stands still then, so the runner sleeps instead of spinning, and
+// host input wakes it at once (wake()).
+const IDLE_SLEEP_MS = 5;
+let sleeping = null;
+function wake() {
+  if (sleeping === null) return;
+  clearTimeout(sleeping);
+  sleeping = null;
+  setImmediate(slice200k);
+}
 function slice200k() {
+  sleeping = null;
   if (halted) return;
+  let idle = false;
   for (let i = 0; i < 200000; i++) {
     if (core.waiting) {
+      if (clock.nextAlarm === null && !cut.armed) {
+        idle = true;
+        break;
+      }
       let ns = clock.nanosToNextAlarm;
       if (cut.armed && clock.nanos + ns > cut.atNs) ns = Math.max(NS_PER_CYCLE, cut.atNs - clock.nanos);
       clock.tick(ns);
       i += ns / NS_PER_CYCLE;
     } else {
       clock.tick(core.executeInstruction() * NS_PER_CYCLE);
-      if (core.PC < 0x4000) {
+      if (core.PC < 0x4000 && romEntry[core.PC] === 1) {
         const call = romCalls.get(core.PC);
         if (call) {
           call();
@@ -419,7 +464,8 @@ function slice200k() {
   for (let j = timeWaiters.length - 1; j >= 0; j--) {
     if (clock.nanos >= timeWaiters[j].ns) timeWaiters.splice(j, 1)[0].resolve();
   }
-  setImmediate(slice200k);
+  if (idle && core.waiting && toDevice.length === 0) sleeping = setTimeout(slice200k, IDLE_SLEEP_MS);
+  else setImmediate(slice200k);
 }
 core.PC = 0x10000000; // boot2 first, as on the chip
 setImmediate(slice200k);
@@ -429,7 +475,7 @@ net.createServer((s) => {
   if (serialSock) serialSock.destroy();
   serialSock = s;
   s.setNoDelay(true);
-  s.on('data', (d) => { for (const b of d) toDevice.push(b); });
+  s.on('data', (d) => { for (const b of d) toDevice.push(b); wake(); });
   s.on('close', () => { if (serialSock === s) serialSock = null; });
   s.on('error', () => {});
 }).listen(opt.tcp, '127.0.0.1', () => console.error(`# serial on tcp://127.0.0.1:${opt.tcp}`));
@@ -544,6 +590,7 @@ const controlServer = net.createServer((s) => {
         if (cut.fired) reply.cut = cut.fired;
         if (halted) reply.halted = true;
         s.write(JSON.stringify(reply) + '\n');
+        wake(); // a pin may have changed: an interrupt for a core that slept
       });
     }
   });
