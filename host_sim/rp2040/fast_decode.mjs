@@ -158,6 +158,11 @@ export function tableDecodeModule(esmDir) {
     const tmp = `${out}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, generate(src));
     fs.renameSync(tmp, out);
+    for (const name of fs.readdirSync(esmDir)) { // those of an older package or generator
+      if (/^cortex-m0-core\.table-decode-\w+\.js$/.test(name) && path.join(esmDir, name) !== out) {
+        fs.rmSync(path.join(esmDir, name), { force: true });
+      }
+    }
   }
   return pathToFileURL(out).href;
 }
