@@ -39,8 +39,18 @@ class ConsolePlayer:
         self.board = board or chess.Board()
         self.timeout = timeout
         self.hand_s = 0.3  # host seconds between touches (~0.1 s on the emulated chip's clock)
+        self.hand_ms = 60  # the same on the chip's clock, where the runner can wait for it (pause)
         self.min_free = None  # the least free heap any `mem` answer showed
         self.mem_samples = []
+
+    def pause(self, emulated_ms, host_s):
+        """Let the chip run on: `emulated_ms` of its own clock where the runner can wait for
+        that (a PinPico's control port: the pace then holds on a loaded machine too, and costs
+        no more host time than the chip needs), else `host_s` seconds of host time."""
+        if getattr(self.pico, "ctl_sock", None) is not None:
+            self.pico.ctl("run", ms=emulated_ms)
+        else:
+            time.sleep(host_s)
 
     # ---- answers ------------------------------------------------------------------------
     def ask(self, command, accept=None, timeout=None):
@@ -156,7 +166,7 @@ class ConsolePlayer:
         ply = len(self.board.move_stack)
         for action, sq in self.touches(move):
             self.ok("%s %s" % (action, sq))
-            time.sleep(self.hand_s)  # a hand's pace: each touch gets past the debouncer on its own
+            self.pause(self.hand_ms, self.hand_s)  # a hand's pace: each touch gets past the debouncer on its own
         if move.promotion:
             self.wait_phase("promote")
             for _ in range(PROMOTION_STEPS[move.promotion]):
@@ -202,10 +212,10 @@ class ConsolePlayer:
         want = {sq for sq in chess.SQUARES if target.piece_at(sq)}
         for sq in sorted(have - want):
             self.ok("lift %s" % chess.square_name(sq))
-            time.sleep(self.hand_s)
+            self.pause(self.hand_ms, self.hand_s)
         for sq in sorted(want - have):
             self.ok("place %s" % chess.square_name(sq))
-            time.sleep(self.hand_s)
+            self.pause(self.hand_ms, self.hand_s)
         self.board = target
 
 
