@@ -6,13 +6,13 @@
 // rp2040js's own executeInstruction, keeps every branch's body as it is, and puts a switch on
 // a 64 K table in front of them: for every 16-bit opcode the table holds the branch the chain
 // would take. A 32-bit instruction (BL, MRS, MSR, the barriers) depends on its second
-// half-word too, so the table sends those through the original chain.
+// half-word too, so the table sends those through the chain's branches that can take one.
 //
 // Nothing is copied into this repository: the faster method is generated from the installed
-// package at start (beside it, as `cortex-m0-core.table-decode.js`, named by a digest of the
+// package at start (beside it, as `cortex-m0-core.table-decode-<digest>.js`, the digest of the
 // package's file and of this one) and checked against the chain by
 // tests/test_rp2040_decode.py. If the package's method ever stops having the shape parsed
-// here, `tableDecode` throws and the caller runs the plain core.
+// here, `tableDecode` throws; the runner (board.mjs) then says so and runs the plain core.
 import crypto from 'crypto';
 import fs from 'fs';
 import path from 'path';
@@ -118,8 +118,11 @@ function generate(src) {
   const isWide = new Function('opcode', `return ${wide[1]};`);
   const widths = [];
   for (let opcode = 0; opcode < 65536; opcode++) if (isWide(opcode)) widths.push(opcode);
-  const takesWide = (b) => /\bopcode2\b/.test(b.cond)
-    || widths.some(new Function('opcode', 'opcode2', `return ${b.cond};`));
+  const takesWide = (b) => {
+    if (/\bopcode2\b/.test(b.cond)) return true; // the second half-word decides: keep it
+    const test = new Function('opcode', `return ${b.cond};`);
+    return widths.some((opcode) => test(opcode));
+  };
   const wideChain = chain.branches.filter(takesWide)
     .map((b) => `if (${b.cond}) ${b.body}`).concat([chain.elseBody]).join('\n            else ');
   const faster = method.slice(0, chain.start)
