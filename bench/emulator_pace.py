@@ -16,6 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from bench.web_demo import _tree_cpu_s  # noqa: E402  (the runner has no children: its own CPU)
 from tools.emulated_pico import EmulatedPico, unavailable  # noqa: E402
 
 LOOP = """
@@ -31,21 +32,14 @@ print('EMULATED_MS', time.ticks_diff(time.ticks_ms(), t))
 """
 
 
-def runner_cpu_s(pid):
-    """User + system CPU seconds of process `pid` so far."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def one_run(plain):
     """(emulated seconds, runner CPU seconds) of LOOP on a fresh bare Pico."""
     os.environ["REEDCHESS_PLAIN_CORE"] = "1" if plain else "0"
     try:
         with EmulatedPico(hold_heap=False) as pico:
-            before = runner_cpu_s(pico.proc.pid)
+            before = _tree_cpu_s(pico.proc.pid)
             out = pico.exec(LOOP, timeout=900)
-            cpu = runner_cpu_s(pico.proc.pid) - before
+            cpu = _tree_cpu_s(pico.proc.pid) - before
     finally:
         os.environ.pop("REEDCHESS_PLAIN_CORE", None)
     emulated_ms = int(out.split("EMULATED_MS")[1].split()[0])
