@@ -137,17 +137,57 @@ def elo_from_score(p):
     return -400.0 * math.log10(1.0 / p - 1.0)
 
 
-def play_game(ours, theirs, fen, ours_white, limit, max_plies=300, their_limit=None):
+# Adjudication (selfplay.py; off unless asked): a game both engines call won for one side
+# by at least RESIGN_CP for RESIGN_PLIES plies in a row is scored won; one both call level
+# within DRAW_CP for DRAW_PLIES plies in a row, from ply DRAW_FROM_PLY on, is scored drawn.
+RESIGN_CP = 1000
+RESIGN_PLIES = 6
+DRAW_CP = 5
+DRAW_PLIES = 10
+DRAW_FROM_PLY = 100
+_MATE_CP = 100000
+
+
+def adjudicate(white_scores, plies):
+    """chess.WHITE or chess.BLACK (scored won), None (drawn) or False (play on), from the
+    engines' scores of the game so far (White's view, cp, one per ply) and its length."""
+    last = white_scores[-RESIGN_PLIES:]
+    if len(last) == RESIGN_PLIES:
+        if min(last) >= RESIGN_CP:
+            return chess.WHITE
+        if max(last) <= -RESIGN_CP:
+            return chess.BLACK
+    last = white_scores[-DRAW_PLIES:]
+    if plies >= DRAW_FROM_PLY and len(last) == DRAW_PLIES and max(abs(s) for s in last) <= DRAW_CP:
+        return None
+    return False
+
+
+def play_game(ours, theirs, fen, ours_white, limit, max_plies=300, their_limit=None, adjudicated=False):
     """One game from `fen`; `limit` for our engine, `their_limit` (default: the same) for
-    theirs. Returns (our score, final board, how it ended)."""
+    theirs; `adjudicated`: ended early by `adjudicate`. Returns (our score, final board,
+    how it ended)."""
     board = chess.Board(fen)
     for engine in (ours, theirs):
         engine.protocol.send_line("ucinewgame")
+    white_scores = []
     while not board.is_game_over(claim_draw=True) and len(board.move_stack) < max_plies:
         ours_to_move = (board.turn == chess.WHITE) == ours_white
         engine = ours if ours_to_move else theirs
-        result = engine.play(board, limit if ours_to_move or their_limit is None else their_limit)
+        mover_limit = limit if ours_to_move or their_limit is None else their_limit
+        if not adjudicated:
+            board.push(engine.play(board, mover_limit).move)
+            continue
+        result = engine.play(board, mover_limit, info=chess.engine.INFO_SCORE)
         board.push(result.move)
+        score = result.info.get("score")
+        # a move without a score (a book move, a stop before depth 1) breaks the run
+        white_scores.append(score.white().score(mate_score=_MATE_CP) if score is not None else RESIGN_CP // 2)
+        verdict = adjudicate(white_scores, len(board.move_stack))
+        if verdict is not False:
+            if verdict is None:
+                return 0.5, board, "adjudicated draw"
+            return (1.0 if verdict == (chess.WHITE if ours_white else chess.BLACK) else 0.0), board, "adjudicated"
     outcome = board.outcome(claim_draw=True)
     if outcome is None or outcome.winner is None:
         return 0.5, board, "draw" if outcome is None else outcome.termination.name.lower()
@@ -243,19 +283,22 @@ def main(argv=None):
     return results
 
 
-def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, first=0, stop=None, pgn=None):
+def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, first=0, stop=None, pgn=None,
+               adjudicated=False):
     """`games` games from `openings` (FENs), each opening with both colours; print each game;
     quit both engines at the end. `limit` is ours, `their_limit` (default the same) theirs.
     `first`: the number of the first game (so two processes can share one set of openings).
     `stop(results)`, if given, is asked after every game and ends the match early when true
     (selfplay.py's SPRT). `pgn`, if given, is {"file", "us", "them"}: every game is appended
-    to that file, the players named so. Returns our score of every game (1, 0.5 or 0)."""
+    to that file, the players named so. `adjudicated`: games end early by `adjudicate`.
+    Returns our score of every game (1, 0.5 or 0)."""
     results = []
     try:
         for i in range(first, first + games):
             fen = openings[(i // 2) % len(openings)]
             ours_white = i % 2 == 0
-            score, board, how = play_game(ours, theirs, fen, ours_white, limit, their_limit=their_limit)
+            score, board, how = play_game(ours, theirs, fen, ours_white, limit, their_limit=their_limit,
+                                          adjudicated=adjudicated)
             results.append(score)
             print("game %2d  %s  %-5s %-22s %3d plies  running score %.1f/%d" % (
                 i + 1, "white" if ours_white else "black", {1.0: "win", 0.5: "draw", 0.0: "loss"}[score],

@@ -35,6 +35,11 @@ A match never goes past its openings' distinct games (2 x 770 for the four sets 
 node-limited game played again is the same game, so it would count twice.
 
     python bench/selfplay.py --micropython auto --base main --nodes 1000 --book-plies 10,8,12,6 --games 1540 --sprt 0,10
+
+Games are adjudicated (match_stockfish.adjudicate): scored won once both engines have called
+one side at least 10 pawns up for 6 plies in a row, drawn once both have called it level
+within 5 cp for 10 plies in a row from ply 100 on: won endgames at 10,000 nodes take long to
+mate. `--no-adjudication` plays every game out.
 """
 import argparse
 import os
@@ -144,6 +149,8 @@ def main(argv=None):
                         help="stop when an SPRT of elo1 against elo0 decides (--games: the most played)")
     parser.add_argument("--first-game", type=int, default=0,
                         help="start at this game of the set (split one match over two processes)")
+    parser.add_argument("--no-adjudication", action="store_true",
+                        help="play every game to its end (no adjudicated wins or draws)")
     parser.add_argument("--micropython", metavar="PATH", default=None,
                         help="run both engines under this MicroPython unix port ('auto': the venv's)")
     args = parser.parse_args(argv)
@@ -175,7 +182,8 @@ def main(argv=None):
         limit = chess.engine.Limit(nodes=args.nodes)
         print("working tree vs %s, %d nodes per move, %d games from %d openings%s" % (
             args.base, args.nodes, args.games, len(openings), ", MicroPython " + micro if micro else ""))
-        results = play_match(ours, theirs, limit, args.games, openings, first=args.first_game, stop=stop)
+        results = play_match(ours, theirs, limit, args.games, openings, first=args.first_game, stop=stop,
+                             adjudicated=not args.no_adjudication)
         summarize(results)
         paired = pair_interval(results)
         if paired:

@@ -156,3 +156,37 @@ def test_selfplay_refuses_more_games_than_its_openings_give(capsys):
     assert "only %d distinct games" % distinct in capsys.readouterr().err
     with pytest.raises(SystemExit):
         selfplay_main(["--book-plies", "10", "--games", "2", "--first-game", str(distinct - 1)])
+
+
+def test_adjudication_needs_both_engines_to_agree_for_the_whole_run():
+    from bench.match_stockfish import DRAW_FROM_PLY, DRAW_PLIES, RESIGN_CP, RESIGN_PLIES, adjudicate
+
+    won = [RESIGN_CP] * RESIGN_PLIES
+    assert adjudicate(won, 40) == chess.WHITE
+    assert adjudicate([-s for s in won], 40) == chess.BLACK
+    assert adjudicate(won[1:], 40) is False  # one ply short of the run
+    assert adjudicate(won[:-1] + [RESIGN_CP - 1], 40) is False  # the last engine disagrees
+    level = [0, 3, -5, 2] * DRAW_PLIES
+    assert adjudicate(level, DRAW_FROM_PLY) is None
+    assert adjudicate(level, DRAW_FROM_PLY - 1) is False  # too early for a draw
+    assert adjudicate(level[:-1] + [6], DRAW_FROM_PLY) is False
+
+
+def test_an_adjudicated_game_ends_at_the_run_and_a_played_one_does_not():
+    """Engines that shuffle kings and report White 12 pawns up: adjudicated after RESIGN_PLIES."""
+    from bench.match_stockfish import RESIGN_PLIES, play_game
+
+    class Shuffler(_Engine):
+        def play(self, board, limit, info=None):
+            move = sorted(board.legal_moves, key=lambda m: m.uci())[0]
+            score = chess.engine.PovScore(chess.engine.Cp(1200), chess.WHITE)
+            return chess.engine.PlayResult(move, None, info={"score": score} if info else {})
+
+    fen = "4k3/8/8/8/8/8/8/4K3 w - - 0 1"  # bare kings: drawn at once when played out
+    score, board, how = play_game(Shuffler(), Shuffler(), fen, True, chess.engine.Limit(nodes=1), adjudicated=True)
+    assert (score, how, len(board.move_stack)) == (0.5, "insufficient_material", 0)
+    fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"
+    score, board, how = play_game(Shuffler(), Shuffler(), fen, False, chess.engine.Limit(nodes=1), adjudicated=True)
+    assert (score, how, len(board.move_stack)) == (0.0, "adjudicated", RESIGN_PLIES)
+    score, board, how = play_game(Shuffler(), Shuffler(), fen, False, chess.engine.Limit(nodes=1), max_plies=40)
+    assert how != "adjudicated" and len(board.move_stack) > RESIGN_PLIES
