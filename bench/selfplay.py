@@ -36,6 +36,11 @@ node-limited game played again is the same game, so it would count twice.
 
     python bench/selfplay.py --micropython auto --base main --nodes 1000 --book-plies 10,8,12,6 --games 1540 --sprt 0,10
 
+`--pool LOG ...` reads the printed games of several matches (say one per opening group, run
+side by side) and prints their pooled score, Elo interval by pairs and the SPRT's verdict.
+
+    python bench/selfplay.py --pool group1.log group2.log --sprt 0,10
+
 Games are adjudicated (match_stockfish.adjudicate): scored won once both engines have called
 one side at least 10 pawns up for 6 plies in a row, drawn once both have called it level
 within 5 cp for 10 plies in a row from ply 100 on: won endgames at 10,000 nodes take long to
@@ -137,6 +142,40 @@ def open_engine(folder, micropython=None, module="firmware.uci"):
     return engine
 
 
+_SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+def read_results(path):
+    """Our score of every game a match printed to `path` (play_match's lines), in order; an
+    odd last game (its pair unfinished) is left out."""
+    results = []
+    with open(path) as f:
+        for line in f:
+            cols = line.split()
+            if len(cols) > 3 and cols[0] == "game" and cols[3] in _SCORES:
+                results.append(_SCORES[cols[3]])
+    return results[:len(results) // 2 * 2]
+
+
+def pool(paths, sprt=None):
+    """Print the pooled result of the matches logged in `paths`: games, pairs, SPRT."""
+    results = []
+    for path in paths:
+        mine = read_results(path)
+        print("%s: %d games, %.1f points" % (path, len(mine), sum(mine)))
+        results += mine
+    if not results:
+        raise SprtError("no finished game pairs in " + ", ".join(paths))
+    summarize(results)
+    paired = pair_interval(results)
+    if paired:
+        print("by pairs (each opening with both colours): %+.0f (95%% interval %+.0f .. %+.0f)" % paired)
+    if sprt is not None:
+        verdict = sprt.update(results)
+        print(sprt.describe() + (": %s accepted" % verdict if verdict else ": undecided"))
+    return results
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base", default="HEAD", help="git revision to play against")
@@ -149,6 +188,8 @@ def main(argv=None):
                         help="stop when an SPRT of elo1 against elo0 decides (--games: the most played)")
     parser.add_argument("--first-game", type=int, default=0,
                         help="start at this game of the set (split one match over two processes)")
+    parser.add_argument("--pool", nargs="+", metavar="LOG", default=None,
+                        help="no match: pool the games these match logs printed")
     parser.add_argument("--no-adjudication", action="store_true",
                         help="play every game to its end (no adjudicated wins or draws)")
     parser.add_argument("--micropython", metavar="PATH", default=None,
@@ -159,6 +200,11 @@ def main(argv=None):
         sprt = Sprt(*parse_bounds(args.sprt)) if args.sprt else None
     except SprtError as err:
         parser.error(str(err))
+    if args.pool:
+        try:
+            return pool(args.pool, sprt)
+        except (OSError, SprtError) as err:
+            parser.error(str(err))
     micro = micropython_path(args.micropython) if args.micropython else None
     openings = openings_for(plies) if plies else OPENINGS
     if args.first_game + args.games > 2 * len(openings):

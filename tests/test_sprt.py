@@ -190,3 +190,22 @@ def test_an_adjudicated_game_ends_at_the_run_and_a_played_one_does_not():
     assert (score, how, len(board.move_stack)) == (0.0, "adjudicated", RESIGN_PLIES)
     score, board, how = play_game(Shuffler(), Shuffler(), fen, False, chess.engine.Limit(nodes=1), max_plies=40)
     assert how != "adjudicated" and len(board.move_stack) > RESIGN_PLIES
+
+
+def test_pool_reads_the_games_of_several_logs_and_drops_an_unpaired_last_game(tmp_path, capsys):
+    from bench.selfplay import read_results
+
+    first = tmp_path / "group1.log"
+    first.write_text("working tree vs main, 10000 nodes per move\n"
+                     "game  1  white  win   checkmate               64 plies  running score 1.0/1\n"
+                     "game  2  black  draw  adjudicated draw       120 plies  running score 1.5/2\n"
+                     "game  3  white  loss  adjudicated             90 plies  running score 1.5/3\n")
+    second = tmp_path / "group2.log"
+    second.write_text("game  1  white  loss  checkmate  64 plies  running score 0.0/1\n"
+                      "game  2  black  loss  checkmate  64 plies  running score 0.0/2\n")
+    assert read_results(str(first)) == [1.0, 0.5]
+    assert selfplay_main(["--pool", str(first), str(second)]) == [1.0, 0.5, 0.0, 0.0]
+    out = capsys.readouterr().out
+    assert "score 1.5/4 (+1 =1 -2)" in out
+    with pytest.raises(SystemExit):
+        selfplay_main(["--pool", str(tmp_path / "missing.log")])
