@@ -32,7 +32,9 @@ distinct openings.
 `--sprt ELO0,ELO1` stops the match as soon as a sequential probability ratio test decides
 (bench/sprt.py: game pairs, alpha = beta = 0.05), `--games` then being the most it plays.
 A match never goes past its openings' distinct games (2 x 770 for the four sets below): a
-node-limited game played again is the same game, so it would count twice.
+node-limited game played again is the same game, so it would count twice. A bound below zero
+needs the `=` form, `--sprt=-10,0` ("no loss of 10": the check that a change made for a larger
+budget costs the small ones nothing).
 
     python bench/selfplay.py --micropython auto --base main --nodes 1000 --book-plies 10,8,12,6 --games 1540 --sprt 0,10
 
