@@ -146,6 +146,8 @@ DRAW_CP = 5
 DRAW_PLIES = 10
 DRAW_FROM_PLY = 100
 _MATE_CP = 100000
+# how play_match prints our score of a game (selfplay.py --pool reads it back)
+RESULT_WORDS = {1.0: "win", 0.5: "draw", 0.0: "loss"}
 
 
 def adjudicate(white_scores, plies):
@@ -175,11 +177,11 @@ def play_game(ours, theirs, fen, ours_white, limit, max_plies=300, their_limit=N
         ours_to_move = (board.turn == chess.WHITE) == ours_white
         engine = ours if ours_to_move else theirs
         mover_limit = limit if ours_to_move or their_limit is None else their_limit
-        if not adjudicated:
-            board.push(engine.play(board, mover_limit).move)
-            continue
-        result = engine.play(board, mover_limit, info=chess.engine.INFO_SCORE)
+        info = chess.engine.INFO_SCORE if adjudicated else chess.engine.INFO_NONE
+        result = engine.play(board, mover_limit, info=info)
         board.push(result.move)
+        if not adjudicated:
+            continue
         score = result.info.get("score")
         # a move without a score (a book move, a stop before depth 1) breaks the run
         white_scores.append(score.white().score(mate_score=_MATE_CP) if score is not None else RESIGN_CP // 2)
@@ -301,7 +303,7 @@ def play_match(ours, theirs, limit, games, openings=OPENINGS, their_limit=None, 
                                           adjudicated=adjudicated)
             results.append(score)
             print("game %2d  %s  %-5s %-22s %3d plies  running score %.1f/%d" % (
-                i + 1, "white" if ours_white else "black", {1.0: "win", 0.5: "draw", 0.0: "loss"}[score],
+                i + 1, "white" if ours_white else "black", RESULT_WORDS[score],
                 how, len(board.move_stack), sum(results), len(results)), flush=True)
             if pgn is not None:
                 write_pgn(pgn, board, i + 1, ours_white, how)

@@ -60,7 +60,7 @@ import chess.engine
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from bench.match_stockfish import OPENINGS, play_match, summarize  # noqa: E402
+from bench.match_stockfish import OPENINGS, RESULT_WORDS, play_match, summarize  # noqa: E402
 from bench.sprt import Sprt, SprtError, pair_interval, parse_bounds  # noqa: E402
 
 
@@ -144,7 +144,7 @@ def open_engine(folder, micropython=None, module="firmware.uci"):
     return engine
 
 
-_SCORES = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+_SCORES = {word: score for score, word in RESULT_WORDS.items()}
 
 
 def read_results(path):
@@ -168,14 +168,24 @@ def pool(paths, sprt=None):
         results += mine
     if not results:
         raise SprtError("no finished game pairs in " + ", ".join(paths))
+    verdict = report(results, sprt)
+    if sprt is not None:
+        print("SPRT: %s accepted" % verdict if verdict else "SPRT: undecided")
+    return results
+
+
+def report(results, sprt=None):
+    """Print a match's score and Elo by games and by pairs, and the SPRT's state; return the
+    SPRT's verdict ("H0", "H1", or None: undecided or no SPRT)."""
     summarize(results)
     paired = pair_interval(results)
     if paired:
         print("by pairs (each opening with both colours): %+.0f (95%% interval %+.0f .. %+.0f)" % paired)
-    if sprt is not None:
-        verdict = sprt.update(results)
-        print(sprt.describe() + (": %s accepted" % verdict if verdict else ": undecided"))
-    return results
+    if sprt is None:
+        return None
+    verdict = sprt.update(results)
+    print(sprt.describe())
+    return verdict
 
 
 def main(argv=None):
@@ -232,12 +242,7 @@ def main(argv=None):
             args.base, args.nodes, args.games, len(openings), ", MicroPython " + micro if micro else ""))
         results = play_match(ours, theirs, limit, args.games, openings, first=args.first_game, stop=stop,
                              adjudicated=not args.no_adjudication)
-        summarize(results)
-        paired = pair_interval(results)
-        if paired:
-            print("by pairs (each opening with both colours): %+.0f (95%% interval %+.0f .. %+.0f)" % paired)
-        if sprt is not None:
-            print(sprt.describe())
+        report(results, sprt)
 
 
 if __name__ == "__main__":
