@@ -18,12 +18,20 @@ import time
 
 import chess
 
+from boards.pico import CONFIG as PICO_CONFIG
 from tools.emulated_pico import DeviceError
 
 MEM_RE = re.compile(r"^mem free=(\d+) max_block=(\d+) used=(\d+)")
 UCI_RE = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
 STATUS_RE = re.compile(r"^(\w+) ply (\d+) (\S+)")
 PROMOTION_STEPS = {chess.QUEEN: 0, chess.ROOK: 1, chess.BISHOP: 2, chess.KNIGHT: 3}  # docs/playing.md: d, a, c, b
+
+
+# Between two polls, on the chip's clock where the runner can wait for it (pause): every console
+# line costs the chip a pass, a feature load and a collection (~65 ms), so a poll that comes too
+# soon only slows what it waits for.
+POLL_MS = 100  # status (wait_ply, wait_phase)
+REPLY_POLL_MS = 150  # computer (a search runs meanwhile)
 
 
 def parse_mem(line):
@@ -40,6 +48,7 @@ class ConsolePlayer:
         self.timeout = timeout
         self.hand_s = 0.3  # host seconds between touches (~0.1 s on the emulated chip's clock)
         self.hand_ms = 60  # the same on the chip's clock, where the runner can wait for it (pause)
+        self.stable_ms = PICO_CONFIG["stable_ms"]  # a move counts once the board has been still this long
         self.min_free = None  # the least free heap any `mem` answer showed
         self.mem_samples = []
 
@@ -129,7 +138,7 @@ class ConsolePlayer:
             if time.monotonic() > deadline:
                 raise AssertionError("the game stayed at ply %d (%s %s), expected %d; lit %s"
                                      % (n, phase, result, ply, self.lit()))
-            time.sleep(0.2)
+            self.pause(POLL_MS, 0.2)
 
     # ---- the hand -----------------------------------------------------------------------
     def touches(self, move):
@@ -173,6 +182,7 @@ class ConsolePlayer:
                 self.press("level")
             self.press("ok")
         self.board.push(move)
+        self.pause(self.stable_ms, 0)  # not polled before the unit can have counted it
         try:
             self.wait_ply(ply + 1)
         except AssertionError as exc:
@@ -188,7 +198,7 @@ class ConsolePlayer:
                 return got
             if time.monotonic() > deadline:
                 raise AssertionError("phase %s, wanted %s" % (got, phase))
-            time.sleep(0.2)
+            self.pause(POLL_MS, 0.2)
 
     def computer_reply(self, timeout=None):
         """The move the computer shows (polls `computer`), as a chess.Move of this board."""
@@ -203,7 +213,7 @@ class ConsolePlayer:
             if time.monotonic() > deadline:
                 raise AssertionError("no computer move within %s s (status %s)" % (timeout or self.timeout,
                                                                                    self.status()))
-            time.sleep(0.3)
+            self.pause(REPLY_POLL_MS, 0.3)
 
     def set_up(self, fen):
         """Lift and place until the board shows `fen`'s pieces (after `new <fen>`)."""

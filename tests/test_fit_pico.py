@@ -160,7 +160,7 @@ def _wait_hint(player, timeout=120):
                 for m in player.board.legal_moves:
                     if m.from_square == fr and m.to_square == to:
                         return m
-        time.sleep(0.3)
+        player.pause(150, 0.3)
     raise AssertionError("no hint lit within %d s: %s" % (timeout, player.lit()))
 
 
