@@ -25,7 +25,7 @@ import time
 import chess
 import pytest
 
-from tests.emulated_helper import ConsolePlayer, helpmate_choice, parse_mem, undo_touches
+from tests.emulated_helper import REPLY_POLL_MS, ConsolePlayer, helpmate_choice, parse_mem, undo_touches
 from tools.emulated_pico import DeviceError, unavailable
 
 pytestmark = [pytest.mark.slow, pytest.mark.pico]
@@ -160,7 +160,7 @@ def _wait_hint(player, timeout=120):
                 for m in player.board.legal_moves:
                     if m.from_square == fr and m.to_square == to:
                         return m
-        player.pause(150, 0.3)
+        player.pause(REPLY_POLL_MS, 0.3)  # a search for the hint runs meanwhile
     raise AssertionError("no hint lit within %d s: %s" % (timeout, player.lit()))
 
 
