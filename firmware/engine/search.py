@@ -26,9 +26,12 @@ Contracts
   (no dependence on dict order or floats), unless a time limit or poll stops the search.
 
 Features: aspiration windows, transposition table (tt.py), check extension, mate-distance
-pruning, reverse futility and null-move pruning (not with king and pawns only), futility and
-late-move pruning of quiet moves at depth 1-3, late-move reductions, killer, countermove and
-history ordering (quiet moves that make a threat ordered just below the countermove, so spared),
+pruning, reverse futility and null-move pruning (not with king and pawns only; the null
+move's reduction grows with depth and with the margin above beta), futility pruning of quiet
+moves at depth 1-2, late-move pruning at depth 1-7 (from depth 4 a quiet move that gives check
+is still searched), SEE pruning of losing captures and of late quiet moves that lose material,
+by margins growing with depth (to depth 6), late-move reductions, killer, countermove and history
+ordering (quiet moves that make a threat ordered just below the countermove, so spared),
 quiescence search with MVV-LVA, delta pruning and a cheap exchange test (a capture by a more
 valuable piece of a defended piece is skipped), check evasions in quiescence so mates at the
 horizon are seen. Numbers live in tunables.py.
@@ -43,6 +46,7 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     HISTORY_MAX,
     LAZY_MARGIN,
     LMP_COUNT,
+    LMP_MAX_DEPTH,
     LMR_FIRST,
     LMR_MIN_DEPTH,
     LMR_SECOND,
@@ -55,6 +59,8 @@ from firmware.engine.tunables import (  # module globals: cheaper than T.X on Mi
     ORDER_VALUE,
     RFP_MARGIN,
     RFP_MAX_DEPTH,
+    SEE_CAPTURE_MARGIN,
+    SEE_QUIET_MARGIN,
 )
 from firmware.engine.evaluate import _terms, evaluate
 from firmware.engine.timeman import SOFT_NEXT_PERCENT, Limits, budget  # noqa: F401  (Limits is part of this API)
@@ -948,9 +954,11 @@ class Searcher:
                 stm = pos.stm
                 pieces = counts[stm | 4] or counts[stm | 5] or counts[stm | 2] + counts[stm | 3] >= 2
                 if null_ok and depth >= NULL_MIN_DEPTH and static >= beta and pieces:
-                    reduction = NULL_R + depth // 6
-                    if static - beta >= NULL_EXTRA_MARGIN:
-                        reduction += 1  # far above beta: a shallower look is enough
+                    # deeper, and further above beta, a shallower look is enough
+                    reduction = (static - beta) // NULL_EXTRA_MARGIN
+                    if reduction > 3:
+                        reduction = 3
+                    reduction += NULL_R + depth // 4
                     pos.make_null()
                     # no repetition reaches back across a null move (unmake restores the clock)
                     pos.halfmove = 0
@@ -998,7 +1006,7 @@ class Searcher:
         best_move = 0
         legal = 0
         quiets = 0
-        prune_ok = not in_check and not pvnode and depth <= 3 and not self.exhaustive
+        prune_ok = not in_check and not pvnode and depth <= LMP_MAX_DEPTH and not self.exhaustive
         # the table's move takes a piece (read before any move is made; en passant, whose
         # to-square is empty, does not count): late quiet moves are reduced a ply more below
         tt_capture = tt_move and b[(tt_move >> 7) & 127]
@@ -1006,6 +1014,7 @@ class Searcher:
         lmp = LMP_COUNT[depth] if prune_ok else 1000
         if not improving:
             lmp -= lmp // 4  # a quarter fewer (docs/engine.md)
+        late = 0  # from depth 4: past the count, only the quiet moves that give check are searched
         k = start
         while k < end:
             _pick(ms, moves, k, end)  # selection: the best remaining move to k
@@ -1013,8 +1022,9 @@ class Searcher:
             bs = ms[k]
             k += 1
             quiet = not b[(m >> 7) & 127] and not (m >> 14) & 7 and (m >> 17) != 2
-            if bs < _SPARED and bs >= _BAD_CAPTURE and prune_ok and legal and depth <= 2 and best > -MATE_BOUND:
-                continue  # a capture that loses material by SEE, near the leaves
+            if bs < _SPARED and bs >= _BAD_CAPTURE and prune_ok and legal and best > -MATE_BOUND and (
+                    depth <= 2 or (depth < 7 and see(pos, m) < -SEE_CAPTURE_MARGIN * depth)):
+                continue  # a capture that loses material by SEE: near the leaves any, deeper by more
             if quiet:
                 # futility / late-move pruning before making the move (quiet checks at these
                 # depths are left to the next iteration). Moves come best first, so every
@@ -1022,13 +1032,22 @@ class Searcher:
                 # them would be pruned too, and picking them one by one is the costliest part
                 # of a node with many quiet moves. Stop here.
                 if legal and (fut or quiets >= lmp) and best > -MATE_BOUND and bs < _SPARED:
-                    break
+                    if depth <= 3:
+                        break
+                    late = 1  # deeper, a quiet check can still matter: each is made, then judged
                 quiets += 1
+                # a late quiet move onto a square where it is lost (SEE), by more the deeper
+                if (prune_ok and legal and depth < 7 and best > -MATE_BOUND and bs < _SPARED
+                        and see(pos, m) < -SEE_QUIET_MARGIN * depth * depth):
+                    continue
             chk = pos.play(m, in_check + 5)  # make_legal, and in_check() after it (Position.play)
             if not chk:
                 continue
-            legal += 1
             chk -= 1  # 1: the move gives check
+            if late and not chk:
+                pos.unmake()
+                continue
+            legal += 1
             new_depth = depth - 1
             if legal == 1:
                 s = -self._search(-beta, -alpha, new_depth, ply + 1, chk, True)

@@ -101,13 +101,16 @@ MOPUP_CLOSE = const(8)  # x (14 - Manhattan distance between kings)
 # The first window's half-width, from depth 3 on (not 4: +38 Elo, docs/engine.md); widens x4 on each fail
 ASPIRATION = const(28)
 NULL_MIN_DEPTH = const(3)
-NULL_R = const(2)  # + depth // 6
-NULL_EXTRA_MARGIN = const(313)  # one more ply of null-move reduction this far above beta
+NULL_R = const(3)  # + depth // 4
+NULL_EXTRA_MARGIN = const(200)  # one more ply of null-move reduction per this much above beta (at most 3)
 RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
 RFP_MARGIN = const(84)  # per depth
 RAZOR_MARGIN = const(261)  # per depth (1-2): static + this <= alpha drops into quiescence
 FUTILITY_MARGIN = (0, 115, 197)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
-LMP_COUNT = (0, 6, 9, 20)  # late quiet moves skipped at depth 1-3 beyond this many (run 4; 6, 11, 17 before)
+LMP_COUNT = (0, 6, 9, 20, 24, 30, 40, 52)  # late quiet moves pruned at depth 1-7 beyond this many (x 3/4 when not improving)
+LMP_MAX_DEPTH = const(7)
+SEE_CAPTURE_MARGIN = const(100)  # x depth: a losing capture skipped at depth 3-6 when SEE is below minus this
+SEE_QUIET_MARGIN = const(25)  # x depth squared: the same for a late quiet move at depth 1-6
 LMR_MIN_DEPTH = const(3)
 LMR_FIRST = const(3)  # moves searched before reductions start
 LMR_SECOND = const(6)  # a second ply of reduction after this many moves
