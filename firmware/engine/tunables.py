@@ -107,7 +107,8 @@ RFP_MAX_DEPTH = const(3)  # reverse futility (static null move) pruning
 RFP_MARGIN = const(84)  # per depth
 RAZOR_MARGIN = const(261)  # per depth (1-2): static + this <= alpha drops into quiescence
 FUTILITY_MARGIN = (0, 115, 197)  # quiet moves skipped at depth 1-2 when eval + margin <= alpha
-LMP_COUNT = (0, 6, 9, 20, 24, 30, 40, 52)  # late quiet moves pruned at depth 1-7 beyond this many (x 3/4 when not improving)
+# late quiet moves pruned at depth 1-7 beyond this many (x 3/4 when not improving)
+LMP_COUNT = (0, 6, 9, 20, 24, 30, 40, 52)
 LMP_MAX_DEPTH = const(7)
 SEE_CAPTURE_MARGIN = const(100)  # x depth: a losing capture skipped at depth 3-6 when SEE is below minus this
 SEE_QUIET_MARGIN = const(25)  # x depth squared: the same for a late quiet move at depth 1-6
