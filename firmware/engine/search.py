@@ -1022,6 +1022,8 @@ class Searcher:
             bs = ms[k]
             k += 1
             quiet = not b[(m >> 7) & 127] and not (m >> 14) & 7 and (m >> 17) != 2
+            # SEE pruning to depth 6 (`depth < 7` here and below: a literal, where a tunables name
+            # would be a global lookup for every move)
             if bs < _SPARED and bs >= _BAD_CAPTURE and prune_ok and legal and best > -MATE_BOUND and (
                     depth <= 2 or (depth < 7 and see(pos, m) < -SEE_CAPTURE_MARGIN * depth)):
                 continue  # a capture that loses material by SEE: near the leaves any, deeper by more
