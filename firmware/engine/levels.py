@@ -111,9 +111,9 @@ _RATED = (b"\x00\x0a\x96"  # Elo 1000: 100 nodes, noise 150
           b"\x00\x23\x00"  # Elo 1500: 350 nodes
           b"\x00\x36\x00"  # Elo 1600: 540 nodes
           b"\x00\x5a\x00"  # Elo 1700: 900 nodes
-          b"\x01\x17\x00"  # Elo 1800: 2790 nodes
-          b"\x03\xf2\x00"  # Elo 1900: 10100 nodes
-          b"\x0e\x4d\x00")  # Elo 2000: 36610 nodes
+          b"\x01\x02\x00"  # Elo 1800: 2580 nodes
+          b"\x03\x4f\x00"  # Elo 1900: 8470 nodes
+          b"\x0a\xdf\x00")  # Elo 2000: 27830 nodes
 # What a smaller transposition table costs a rated level. The anchors were played with a 4 MB
 # hash (262,144 slots, at most a seventh full at the top budget); a board's table fills up and
 # loses what it kept from the moves before. By the load (budget / slots), _TABLE_COST[i] is
