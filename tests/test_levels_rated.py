@@ -328,7 +328,7 @@ def test_checks_and_superseded_lines_are_printed_not_fitted():
 
     base = Curve(MEASURED)
     for what in ("check: a level", "superseded: an older engine", "anchor"):
-        extra = (200000, 0, 2000, 0, 10, 90, what)  # far below the curve at twice the top anchor
+        extra = (200000, 0, 2000, 0, 10, 90, what)  # far below the curve, above the top anchor
         curve = Curve(MEASURED + [extra])
         assert curve.rows[-1][:7] == extra  # every line is printed
         fitted = what == "anchor"
