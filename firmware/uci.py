@@ -34,10 +34,11 @@ it fits, else at most half of the free heap and never less than 24 KB left free 
 _default_entries). `position` reads its moves one at a time and makes the moves that
 continue the current game on the same Position (see UciSession.cmd_position).
 """
+import gc
 import sys
 
 from firmware.compat import const
-from firmware.loader import call, drop_unused
+from firmware.loader import borrow, call, drop_unused, release
 from firmware.engine.constants import FenError
 from firmware.engine.notation import uci
 from firmware.engine.uci_parse import parse_uci
@@ -83,6 +84,10 @@ _ELO_STEP = const(100)
 _ELO_DEFAULT = const(1500)
 # Fun Level: the fun levels "Fun 1" .. "Fun 4" are the first levels of the table (index 0..3).
 _FUN_MAX = const(4)
+_FEN_MODULE = "firmware.engine.fen"  # FEN parsing and writing, loaded for each use
+# Commands that change no state when they run out of memory, and so may run again after the
+# search's table is freed (UciSession.handle).
+_AGAIN_WITHOUT_TABLE = ("position", "d")
 _GO_INT_ARGS = ("depth", "nodes", "movetime", "wtime", "btime", "winc", "binc", "movestogo", "mate")
 
 
@@ -209,6 +214,12 @@ class UciSession:
         self.fun_level = 0  # Fun Level: 1..4 plays that fun level (before UCI_LimitStrength), 0 off
         self.quit_requested = False
         self.pending = []  # lines that arrived during a search, handled after it
+        # The FEN module's names join the interpreter's table of names now, while the heap is
+        # whole: that table grows by doubling, each time in one new block of a few KB, and a
+        # heap a game has cut into holes may have none so large when `position fen` or `d`
+        # first loads the module (it leaves the heap again at once, its names stay).
+        borrow(_FEN_MODULE)
+        release(_FEN_MODULE)
         self.commands = {
             "uci": self.cmd_uci,
             "isready": self.cmd_isready,
@@ -234,7 +245,19 @@ class UciSession:
                 raise UciError("unknown command %r" % name)
             rest = words[1] if len(words) > 1 else ""
             # `position` reads its text word by word: a long game's moves never become a list
-            handler(rest if name == "position" else rest.split())
+            args = rest if name == "position" else rest.split()
+            try:
+                handler(args)
+            except MemoryError:
+                if name not in _AGAIN_WITHOUT_TABLE or self.searcher is None:
+                    raise
+                # On a small heap the table holds most of it, and after a game the rest can
+                # lie in holes too small for the FEN module that `position fen` and `d` load:
+                # the command again in the table's room (made again at the next search). The
+                # collection is needed: without it the retry fails on the unix port too.
+                self.searcher = None
+                gc.collect()
+                handler(args)
         except (ValueError, IndexError, KeyError) as exc:
             self.write("info string error: %s" % (exc,))
         except MemoryError:
@@ -310,7 +333,7 @@ class UciSession:
             raise UciError("unknown option %r" % name)
 
     def cmd_display(self, args):
-        self.write("info string fen " + call("firmware.engine.fen", "fen", self.position))
+        self.write("info string fen " + call(_FEN_MODULE, "fen", self.position))
 
     def cmd_position(self, args):
         """When the command continues the game the Position was set up from (the same start,
@@ -526,8 +549,6 @@ def _load_search(reserve):
     objects and the holes the loader leaves land elsewhere, so the Searcher made next finds
     room for its arrays in one piece (without it, a 128 KB heap can hold 36 KB free in no
     piece of 4 KB)."""
-    import gc
-
     free = _free_heap()
     held = None
     size = _RESERVE
@@ -563,8 +584,6 @@ def _hash_entries(mb):
 
 def _free_heap():
     """Free heap bytes after a collection (MicroPython), or None (CPython: no such limit)."""
-    import gc
-
     free = getattr(gc, "mem_free", None)
     if free is None:
         return None

@@ -145,3 +145,42 @@ def test_when_the_longer_position_does_not_fit_beside_the_old_the_old_is_let_go_
     assert seen[0] == (old, old)
     assert seen[1] == (None, None)
     assert session.position.ply == 4 and not out[-1].startswith("info string error")
+
+
+def test_a_position_that_finds_no_room_beside_the_table_is_set_in_its_room(monkeypatch):
+    """A small heap a game has cut into holes may have no room for a new Position or the FEN
+    module beside the search's table: `position` then frees the table and runs again (the
+    next search makes it anew). `go` never runs twice: it may have answered already."""
+    import firmware.uci as uci_module
+
+    session, out = _session()
+    session.handle("go depth 1")
+    real = uci_module.parse_position
+    tries = []
+
+    def parse_position(args, max_moves=-1):
+        tries.append(session.searcher)
+        if session.searcher is not None:
+            raise MemoryError
+        return real(args, max_moves)
+
+    monkeypatch.setattr(uci_module, "parse_position", parse_position)
+    fen_text = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    session.handle("position fen " + fen_text)
+    assert len(tries) == 2 and tries[0] is not None and tries[1] is None
+    assert fen(session.position) == fen_text and session.searcher is None
+    assert not any(line.startswith("info string error") for line in out), out
+    session.handle("go depth 1")
+    assert session.searcher is not None and out[-1].startswith("bestmove e")
+
+    searches = []
+
+    def go_search(args):
+        searches.append(args)
+        raise MemoryError
+
+    searcher = session.searcher
+    monkeypatch.setattr(session, "go_search", go_search)
+    session.handle("go depth 1")
+    assert searches == [["depth", "1"]] and session.searcher is searcher
+    assert out[-1] == "info string error: out of memory"

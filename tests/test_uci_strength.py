@@ -206,6 +206,36 @@ def test_a_strength_limited_game_in_a_board_sized_heap(tree, elo):  # noqa: F811
         assert engine.close() == 0
 
 
+# A game the engine mates in five plies at Elo 1800 (its moves at its own budget: the same
+# every run), after which a 128 KB heap holds about 29 KB free in holes of 2 KB at most.
+MATED_IN_FIVE = "e2e4 f7f5 e4f5 a7a6 d1h5 g7g6 f5g6 b8c6 g6h7".split()
+NEXT_FEN = "r1bqkbnr/1ppppp2/p1n3p1/7Q/8/8/PPPP1PPP/RNB1KBNR w KQkq - 0 5"
+
+
+def test_position_fen_after_a_strength_limited_game_in_a_board_sized_heap(tree):  # noqa: F811
+    """The FEN module `position fen` and `d` load finds no room in a heap the game has cut into
+    holes: the session frees the search's table for it, so the GUI's next position is set
+    (not the last one searched again), and the next search makes its table anew."""
+    engine = Engine(tree)
+    try:
+        engine.send("uci")
+        engine.until("uciok")
+        engine.send("setoption name UCI_LimitStrength value true")
+        engine.send("setoption name UCI_Elo value 1800")
+        for ply in range(0, len(MATED_IN_FIVE), 2):
+            engine.send("position startpos moves " + " ".join(MATED_IN_FIVE[:ply]))
+            engine.send("go wtime 60000 btime 60000")
+            assert engine.until("bestmove")[-1].split()[1] == MATED_IN_FIVE[ply]
+        engine.send("position fen " + NEXT_FEN)
+        engine.send("d")
+        assert engine.until("info string fen")[-1] == "info string fen " + NEXT_FEN
+        engine.send("go wtime 60000 btime 60000")
+        move = chess.Move.from_uci(engine.until("bestmove")[-1].split()[1])
+        assert move in chess.Board(NEXT_FEN).legal_moves
+    finally:
+        assert engine.close() == 0
+
+
 def test_fun_level_plays_the_boards_fun_levels_whatever_the_time_control():
     """Fun Level 1-4: levels 1-4 ("Fun 1" .. "Fun 4"): their depth, node cap and noise, before
     UCI_LimitStrength; 0 turns it off; bad values are errors that change nothing."""
