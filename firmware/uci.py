@@ -253,8 +253,8 @@ class UciSession:
                     raise
                 # On a small heap the table holds most of it, and after a game the rest can
                 # lie in holes too small for the FEN module that `position fen` and `d` load:
-                # the command again in the table's room (made again at the next search). The
-                # collection is needed: without it the retry fails on the unix port too.
+                # the command again in the table's room (made again at the next search), after
+                # a collection: without one the command failed again on the unix port.
                 self.searcher = None
                 gc.collect()
                 handler(args)
