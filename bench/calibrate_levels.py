@@ -77,7 +77,8 @@ from firmware.uci import rated_level  # noqa: E402
 # --first-game 0/100/200/300, docs/benchmarks.md), the 3,000-node one 2 x 80 (--first-game
 # 0/80: the 50 openings' 100 games, then 60 again), the 30,000-node one 2 x 60 (--first-game
 # 0/100, each half stopped at 60 games to leave time for the checks: decided at its 15th game).
-# No 100,000-node anchor has been played on it.
+# Played after the fit (checks of the curve, not fitted): the 30,000-node anchor's next 80
+# games (--games 40 --first-game 60/160) and 100,000 nodes (--first-game 0/100).
 # The 1,000-node anchor is the yardstick of the engine at 21629 (2 x 100 games, 2026-11-30);
 # 21570 read the same within 4 Elo and 19413 is +9 over it in self-play. The 100-, 200- and
 # 500-node anchors and the noisy configurations are of the engine at signature 24412 (4 x 40
@@ -119,6 +120,8 @@ MEASURED = [
     (27830, 0, 2000, 20, 18, 22, "check: level 2000 of the 19413 table over UCI (19413; 2 x 30 games; 2026-12-07)"),
     (8470, 0, 1900, 26, 19, 35, "check: level 1900 of the 19413 table over UCI (19413; 2 x 40 games; 2026-12-07)"),
     (2580, 0, 1800, 34, 15, 31, "check: level 1800 of the 19413 table over UCI (19413; 2 x 40 games; 2026-12-07)"),
+    (30000, 0, 2000, 27, 23, 30, "check: the 30,000-node anchor's next 80 games (19413; 2 x 40 games; 2026-12-07)"),
+    (100000, 0, 2000, 86, 29, 32, "check: the curve above its top anchor (19413; 70 + 77 games; 2026-12-07)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
