@@ -213,9 +213,9 @@ NEXT_FEN = "r1bqkbnr/1ppppp2/p1n3p1/7Q/8/8/PPPP1PPP/RNB1KBNR w KQkq - 0 5"
 
 
 def test_position_fen_after_a_strength_limited_game_in_a_board_sized_heap(tree):  # noqa: F811
-    """The FEN module `position fen` and `d` load finds no room in a heap the game has cut into
-    holes: the session frees the search's table for it, so the GUI's next position is set
-    (not the last one searched again), and the next search makes its table anew."""
+    """The FEN module `position fen` and `d` load must find room in a heap the game has cut into
+    holes (its names are interned at the session's start; failing that, the session frees the
+    search's table), so the GUI's next position is set, not the last one searched again."""
     engine = Engine(tree)
     try:
         engine.send("uci")
