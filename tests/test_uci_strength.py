@@ -184,17 +184,27 @@ def test_same_nodes_and_move_under_micropython_and_cpython(elo):
     assert "info nodes %d" % LEVELS[rated_level(elo)].value in _untimed(ours)
 
 
-@pytest.mark.parametrize("elo", [1000, 1800])
-def test_a_strength_limited_game_in_a_board_sized_heap(tree, elo):  # noqa: F811 (the imported fixture)
-    """As test_uci_small_heap's game against random moves (128 KB heap, the .mpy files `make
-    flash` builds), with UCI_LimitStrength: the levels module comes in at the first `go`."""
-    rng = random.Random(elo)
-    engine = Engine(tree)
+def _limited_engine(mpy_tree, elo):
+    """The unix port on a 128 KB heap running the .mpy files in `mpy_tree`, told UCI_Elo `elo`."""
+    engine = Engine(mpy_tree)
     try:
         engine.send("uci")
         engine.until("uciok")
         engine.send("setoption name UCI_LimitStrength value true")
         engine.send("setoption name UCI_Elo value %d" % elo)
+    except BaseException:
+        engine.close()
+        raise
+    return engine
+
+
+@pytest.mark.parametrize("elo", [1000, 1800])
+def test_a_strength_limited_game_in_a_board_sized_heap(tree, elo):  # noqa: F811 (the imported fixture)
+    """As test_uci_small_heap's game against random moves (128 KB heap, the .mpy files `make
+    flash` builds), with UCI_LimitStrength: the levels module comes in at the first `go`."""
+    rng = random.Random(elo)
+    engine = _limited_engine(tree, elo)
+    try:
         engine.send("isready")
         engine.until("readyok")
         _play(engine, chess.Board(), rng, lambda b: b.turn == chess.WHITE)
@@ -216,12 +226,8 @@ def test_position_fen_after_a_strength_limited_game_in_a_board_sized_heap(tree):
     """The FEN module `position fen` and `d` load must find room in a heap the game has cut into
     holes (its names are interned at the session's start; failing that, the session frees the
     search's table), so the GUI's next position is set, not the last one searched again."""
-    engine = Engine(tree)
+    engine = _limited_engine(tree, 1800)
     try:
-        engine.send("uci")
-        engine.until("uciok")
-        engine.send("setoption name UCI_LimitStrength value true")
-        engine.send("setoption name UCI_Elo value 1800")
         for ply in range(0, len(MATED_IN_FIVE), 2):
             engine.send("position startpos moves " + " ".join(MATED_IN_FIVE[:ply]))
             engine.send("go wtime 60000 btime 60000")
