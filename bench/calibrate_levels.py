@@ -121,7 +121,7 @@ MEASURED = [
     (8470, 0, 1900, 26, 19, 35, "check: level 1900 of the 19413 table over UCI (19413; 2 x 40 games; 2026-12-07)"),
     (2580, 0, 1800, 34, 15, 31, "check: level 1800 of the 19413 table over UCI (19413; 2 x 40 games; 2026-12-07)"),
     (30000, 0, 2000, 27, 23, 30, "check: the 30,000-node anchor's next 80 games (19413; 2 x 40 games; 2026-12-07)"),
-    (100000, 0, 2000, 86, 29, 32, "check: the curve above its top anchor (19413; 70 + 77 games; 2026-12-07)"),
+    (100000, 0, 2000, 109, 50, 41, "check: the curve above its top anchor (19413; 2 x 100 games; 2026-12-07)"),
 ]
 
 # The matches of a calibration: ("anchor", nodes, UCI_Elo, games) or ("level", rating,
